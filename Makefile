@@ -1,0 +1,44 @@
+# Wizard Scorekeeper — `make run` to play, `make test` to check everything.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+WORKERS ?= 2
+export FLASK_APP := scorekeeper
+
+.PHONY: run test lint format bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-run
+
+## run: set up .venv, migrate the database, serve on 0.0.0.0:$(PORT) and print the phone address
+run: $(VENV)/.installed-run
+	$(BIN)/flask db upgrade
+	$(BIN)/flask announce --port $(PORT)
+	exec $(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --access-logfile - 'scorekeeper:create_app()'
+
+## test: set up .venv with the test extras, lint, check formatting, run the whole suite
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts

@@ -1,0 +1,213 @@
+"""Persisted facts: players, games, seats, rounds, entries and the change history.
+
+Only what happened at the table is stored; every score, total and rank is
+computed by :mod:`scorekeeper.rules` from these facts.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .extensions import db
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def name_key(name: str) -> str:
+    """The roster identity of a name: case and surrounding spaces ignored."""
+    return " ".join(name.split()).casefold()
+
+
+@event.listens_for(Engine, "connect")
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # SQLite leaves foreign keys off by default; WAL lets the live view read while a round saves.
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.close()
+
+
+class GameStatus(StrEnum):
+    IN_PROGRESS = "in_progress"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class RoundState(StrEnum):
+    BIDDING = "bidding"
+    PLAYING = "playing"
+    SCORED = "scored"
+
+
+class Player(db.Model):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(40))
+    name_key: Mapped[str] = mapped_column(sa.String(40), unique=True)
+    created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+
+    seats: Mapped[list[Seat]] = relationship(back_populates="player")
+
+    __table_args__ = (sa.CheckConstraint("length(name_key) > 0", name="name_not_empty"),)
+
+    def __init__(self, name: str) -> None:
+        clean = " ".join(name.split())
+        super().__init__(name=clean, name_key=name_key(clean))
+
+    def __repr__(self) -> str:
+        return f"<Player {self.name!r}>"
+
+
+class Game(db.Model):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # Stable identity across instances: backups are matched on it when restored.
+    uid: Mapped[str] = mapped_column(sa.String(36), unique=True, default=lambda: str(uuid.uuid4()))
+    # Secret part of the read-only live link.
+    live_token: Mapped[str] = mapped_column(
+        sa.String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    status: Mapped[str] = mapped_column(sa.String(16), default=GameStatus.IN_PROGRESS, index=True)
+    rules: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    first_dealer: Mapped[int] = mapped_column(sa.SmallInteger)
+    # Optimistic concurrency: every write names the version it was based on.
+    version: Mapped[int] = mapped_column(default=1)
+    created_at: Mapped[datetime] = mapped_column(
+        sa.DateTime(timezone=True), default=utcnow, index=True
+    )
+    updated_at: Mapped[datetime] = mapped_column(
+        sa.DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+    finished_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="game", order_by="Seat.position", cascade="all, delete-orphan"
+    )
+    rounds: Mapped[list[Round]] = relationship(
+        back_populates="game", order_by="Round.number", cascade="all, delete-orphan"
+    )
+    changes: Mapped[list[Change]] = relationship(
+        back_populates="game", order_by="Change.id", cascade="all, delete-orphan"
+    )
+
+    __table_args__ = (
+        sa.CheckConstraint(
+            "status IN ('in_progress', 'finished', 'abandoned')", name="status_known"
+        ),
+        sa.CheckConstraint("first_dealer >= 0 AND first_dealer < 6", name="first_dealer_seat"),
+        sa.CheckConstraint("version >= 1", name="version_positive"),
+    )
+
+
+class Seat(db.Model):
+    __tablename__ = "seats"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id"), index=True)
+    position: Mapped[int] = mapped_column(sa.SmallInteger)
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    player: Mapped[Player] = relationship(back_populates="seats")
+
+    __table_args__ = (
+        sa.UniqueConstraint("game_id", "player_id"),
+        sa.UniqueConstraint("game_id", "position"),
+        sa.CheckConstraint("position >= 0 AND position < 6", name="position_range"),
+    )
+
+
+class Round(db.Model):
+    __tablename__ = "rounds"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(sa.SmallInteger)
+    hand_size: Mapped[int] = mapped_column(sa.SmallInteger)
+    dealer: Mapped[int] = mapped_column(sa.SmallInteger)
+    state: Mapped[str] = mapped_column(sa.String(16), default=RoundState.BIDDING)
+    # Trump in force (NULL = no trump), what was turned up, and a Werewolf's replacement.
+    trump: Mapped[str | None] = mapped_column(sa.String(16))
+    trump_cause: Mapped[str | None] = mapped_column(sa.String(16))
+    werewolf_trump: Mapped[str | None] = mapped_column(sa.String(16))
+    werewolf_played: Mapped[bool] = mapped_column(default=False)
+    bomb_played: Mapped[bool] = mapped_column(default=False)
+    cloud_seat: Mapped[int | None] = mapped_column(sa.SmallInteger)
+
+    game: Mapped[Game] = relationship(back_populates="rounds")
+    entries: Mapped[list[Entry]] = relationship(
+        back_populates="round", order_by="Entry.seat", cascade="all, delete-orphan"
+    )
+
+    __table_args__ = (
+        sa.UniqueConstraint("game_id", "number"),
+        sa.CheckConstraint("number >= 1", name="number_positive"),
+        sa.CheckConstraint("hand_size >= 1 AND hand_size <= 20", name="hand_size_range"),
+        sa.CheckConstraint("dealer >= 0 AND dealer < 6", name="dealer_seat"),
+        sa.CheckConstraint("state IN ('bidding', 'playing', 'scored')", name="state_known"),
+    )
+
+
+class Entry(db.Model):
+    """One player's bid and tricks in one round."""
+
+    __tablename__ = "entries"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = mapped_column(sa.ForeignKey("rounds.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(sa.SmallInteger)
+    bid: Mapped[int | None] = mapped_column(sa.SmallInteger)
+    # The bid after the Cloud changed it; the original bid stays in ``bid``.
+    cloud_bid: Mapped[int | None] = mapped_column(sa.SmallInteger)
+    tricks: Mapped[int | None] = mapped_column(sa.SmallInteger)
+
+    round: Mapped[Round] = relationship(back_populates="entries")
+
+    __table_args__ = (
+        sa.UniqueConstraint("round_id", "seat"),
+        sa.CheckConstraint("seat >= 0 AND seat < 6", name="seat_range"),
+        sa.CheckConstraint("bid IS NULL OR (bid >= 0 AND bid <= 20)", name="bid_range"),
+        sa.CheckConstraint(
+            "cloud_bid IS NULL OR (cloud_bid >= 0 AND cloud_bid <= 20)", name="cloud_bid_range"
+        ),
+        sa.CheckConstraint(
+            "tricks IS NULL OR (tricks >= 0 AND tricks <= 20)", name="tricks_range"
+        ),
+    )
+
+
+class Change(db.Model):
+    """Append-only history of a game: what changed, before, after, when."""
+
+    __tablename__ = "changes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # The game version this change produced.
+    version: Mapped[int]
+    action: Mapped[str] = mapped_column(sa.String(32))
+    round_number: Mapped[int | None] = mapped_column(sa.SmallInteger)
+    before: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)
+    after: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)
+    created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+    # Set by the client for each submitted form: a retried request finds its change here.
+    request_key: Mapped[str | None] = mapped_column(sa.String(64), unique=True)
+
+    game: Mapped[Game] = relationship(back_populates="changes")
+
+    __table_args__ = (sa.UniqueConstraint("game_id", "version"),)

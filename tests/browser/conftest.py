@@ -1,0 +1,117 @@
+"""Browser tests: the real app on a free local port, driven in Debian's Chromium at phone size."""
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from werkzeug.serving import make_server
+
+from scorekeeper import create_app
+from scorekeeper.extensions import db
+from tests.conftest import IN_CI, make_config
+
+PHONE = {"width": 390, "height": 844}
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", "test-artifacts/screenshots")).resolve()
+
+pytestmark = pytest.mark.browser
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    executable = chromium_path()
+    if executable is None:
+        message = "Chromium is not installed (apt-get install chromium)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class LiveServer:
+    """The app served by a real HTTP server in a thread, with CSRF on as in production."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "LiveServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+
+@pytest.fixture
+def live_server(sqlite_uri: str) -> Iterator[LiveServer]:
+    app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True))
+    with app.app_context():
+        db.create_all()
+    with LiveServer(app) as server:
+        yield server
+    with app.app_context():
+        db.engine.dispose()
+
+
+def new_context(browser: Browser, **options: object) -> BrowserContext:
+    return browser.new_context(
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, **options
+    )
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    context = new_context(browser)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    return page
+
+
+@pytest.fixture
+def screenshot() -> "Screenshotter":
+    return Screenshotter(SCREENSHOTS)
+
+
+class Screenshotter:
+    """Writes full-page screenshots into the run's screenshot folder for a person to look at."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def __call__(self, page: Page, name: str) -> Path:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path

@@ -1,0 +1,106 @@
+"""Shared fixtures: a fresh app and database per test, on SQLite and PostgreSQL."""
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from scorekeeper import create_app
+from scorekeeper.extensions import db
+
+IN_CI = bool(os.environ.get("CI"))
+POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+
+
+def make_config(**settings: object) -> dict:
+    return {
+        "TESTING": True,
+        "SECRET_KEY": "test-secret",
+        "WTF_CSRF_ENABLED": False,
+        **settings,
+    }
+
+
+@pytest.fixture
+def sqlite_uri(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'test.sqlite'}"
+
+
+@pytest.fixture
+def postgres_schema() -> Iterator[dict]:
+    """A private schema in the test PostgreSQL database, dropped afterwards."""
+    if not POSTGRES_URL:
+        message = "TEST_DATABASE_URL is not set: PostgreSQL leg not run"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(POSTGRES_URL)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield {
+            "SQLALCHEMY_DATABASE_URI": POSTGRES_URL,
+            "SQLALCHEMY_ENGINE_OPTIONS": {
+                "connect_args": {"options": f"-csearch_path={schema}"},
+                "pool_pre_ping": True,
+            },
+        }
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_config(request: pytest.FixtureRequest) -> dict:
+    """Database settings for each backend under test."""
+    if request.param == "sqlite":
+        return {"SQLALCHEMY_DATABASE_URI": request.getfixturevalue("sqlite_uri")}
+    return request.getfixturevalue("postgres_schema")
+
+
+def _app_with_tables(config: dict) -> Iterator[Flask]:
+    app = create_app(config)
+    with app.app_context():
+        db.create_all()
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def app(sqlite_uri: str) -> Iterator[Flask]:
+    """The app on a fresh SQLite database (the default for view tests)."""
+    yield from _app_with_tables(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri))
+
+
+@pytest.fixture
+def db_app(database_config: dict) -> Iterator[Flask]:
+    """The app on a fresh database of each backend: for tests of the database itself."""
+    yield from _app_with_tables(make_config(**database_config))
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how many database tests ran on each backend, so a CI log shows both legs."""
+    legs = {"sqlite": 0, "postgresql": 0}
+    for report in terminalreporter.stats.get("passed", []):
+        for leg in legs:
+            if f"[{leg}" in report.nodeid and report.when == "call":
+                legs[leg] += 1
+    terminalreporter.write_line(
+        "database legs: "
+        + ", ".join(f"{leg} {count} passed" for leg, count in legs.items())
+        + ("" if POSTGRES_URL else " (TEST_DATABASE_URL not set)")
+    )

@@ -1,0 +1,87 @@
+"""The application factory, configuration, instance folder and health check."""
+
+import os
+import stat
+
+from scorekeeper import create_app
+from scorekeeper.config import database_url
+
+
+def test_healthz_answers_ok_after_touching_the_database(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.data == b"ok\n"
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_home_page_says_what_the_app_does_and_loads_htmx(client):
+    page = client.get("/").get_data(as_text=True)
+    assert "Keep score for Wizard" in page
+    assert 'name="viewport"' in page
+    assert "/static/vendor/htmx.min.js" in page
+    assert "/static/app.css" in page
+    assert "<script>" not in page, "inline script would break the Content-Security-Policy"
+
+
+def test_pages_carry_a_content_security_policy_without_inline_script(client):
+    policy = client.get("/").headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy
+
+
+def test_vendored_htmx_is_version_2_0_with_its_licence(client):
+    with client.get("/static/vendor/htmx.min.js") as script:
+        assert script.status_code == 200
+        assert b'version:"2.0.' in script.data
+    with client.get("/static/vendor/htmx.LICENSE") as licence:
+        assert "BSD" in licence.get_data(as_text=True)
+
+
+def test_unknown_page_gets_the_app_404_page(client):
+    response = client.get("/no-such-page")
+    assert response.status_code == 404
+    assert "Not Found" in response.get_data(as_text=True)
+
+
+def test_secret_key_is_generated_once_private_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCOREKEEPER_INSTANCE", str(tmp_path / "instance"))
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'db.sqlite'}")
+    first = create_app()
+    key_file = tmp_path / "instance" / "secret_key"
+    assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
+    second = create_app()
+    assert first.config["SECRET_KEY"] == second.config["SECRET_KEY"]
+    assert len(first.config["SECRET_KEY"]) >= 64
+
+
+def test_deleting_the_instance_folder_gives_a_fresh_key_and_database(tmp_path, monkeypatch):
+    instance = tmp_path / "instance"
+    monkeypatch.setenv("SCOREKEEPER_INSTANCE", str(instance))
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    first = create_app()
+    assert (
+        first.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{instance / 'scorekeeper.sqlite'}"
+    )
+    (instance / "secret_key").unlink()
+    instance.rmdir()
+    second = create_app()
+    assert instance.is_dir()
+    assert second.config["SECRET_KEY"] != first.config["SECRET_KEY"]
+
+
+def test_environment_overrides_database_and_secret(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCOREKEEPER_INSTANCE", str(tmp_path))
+    monkeypatch.setenv("SECRET_KEY", "from-env")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u:p@db/wizard")
+    app = create_app()
+    assert app.config["SECRET_KEY"] == "from-env"
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == "postgresql+psycopg://u:p@db/wizard"
+    assert not (tmp_path / "secret_key").exists()
+
+
+def test_database_url_keeps_other_drivers():
+    assert database_url("sqlite:///x.sqlite") == "sqlite:///x.sqlite"
+    assert database_url("postgres://h/db") == "postgresql+psycopg://h/db"
+    assert database_url("postgresql+psycopg://h/db") == "postgresql+psycopg://h/db"

@@ -1,0 +1,93 @@
+"""The database itself refuses what the rules forbid; migrations build exactly the models."""
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from flask_migrate import upgrade
+
+from scorekeeper import MIGRATIONS_DIR, create_app
+from scorekeeper.extensions import db
+from scorekeeper.models import Entry, Game, Player, Round, Seat
+from tests.conftest import make_config
+
+RULES = {"players": 3}
+
+
+def make_game(players: int = 3) -> Game:
+    game = Game(rules=RULES, first_dealer=0)
+    for position in range(players):
+        game.seats.append(Seat(player=Player(f"Player {position}"), position=position))
+    game.rounds.append(Round(number=1, hand_size=1, dealer=0))
+    db.session.add(game)
+    db.session.commit()
+    return game
+
+
+def refused(statement) -> None:
+    with pytest.raises(sa.exc.IntegrityError):
+        db.session.execute(statement)
+    db.session.rollback()
+
+
+def test_second_entry_for_the_same_player_and_round_is_refused(db_app):
+    with db_app.app_context():
+        game = make_game()
+        round_id = game.rounds[0].id
+        db.session.add(Entry(round_id=round_id, seat=0, bid=1))
+        db.session.commit()
+        refused(sa.insert(Entry).values(round_id=round_id, seat=0, bid=0))
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Entry)) == 1
+
+
+@pytest.mark.parametrize("column", ["bid", "tricks", "cloud_bid"])
+def test_negative_bid_or_tricks_is_refused(db_app, column):
+    with db_app.app_context():
+        game = make_game()
+        refused(sa.insert(Entry).values(round_id=game.rounds[0].id, seat=1, **{column: -1}))
+
+
+def test_seat_for_an_unknown_player_is_refused(db_app):
+    with db_app.app_context():
+        game = make_game()
+        refused(sa.insert(Seat).values(game_id=game.id, player_id=9999, position=3))
+
+
+def test_one_seat_per_player_per_game(db_app):
+    with db_app.app_context():
+        game = make_game()
+        player_id = game.seats[0].player_id
+        refused(sa.insert(Seat).values(game_id=game.id, player_id=player_id, position=4))
+
+
+def test_entry_for_an_unknown_round_is_refused(db_app):
+    with db_app.app_context():
+        make_game()
+        refused(sa.insert(Entry).values(round_id=9999, seat=0, bid=0))
+
+
+def test_player_names_are_unique_ignoring_case_and_spaces(db_app):
+    with db_app.app_context():
+        db.session.add(Player("Ann Lee"))
+        db.session.commit()
+        db.session.add(Player("  ann   LEE "))
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.commit()
+        db.session.rollback()
+
+
+def test_migrations_create_exactly_the_schema_of_the_models(database_config):
+    app = create_app(make_config(**database_config))
+    with app.app_context():
+        upgrade(directory=MIGRATIONS_DIR)
+        with db.engine.connect() as conn:
+            diff = compare_metadata(MigrationContext.configure(conn), db.metadata)
+        assert diff == []
+        assert "entries" in sa.inspect(db.engine).get_table_names()
+        db.engine.dispose()
+
+
+def test_sqlite_connections_enforce_foreign_keys_with_wal(app):
+    with app.app_context():
+        assert db.session.execute(sa.text("PRAGMA foreign_keys")).scalar() == 1
+        assert db.session.execute(sa.text("PRAGMA journal_mode")).scalar() == "wal"
