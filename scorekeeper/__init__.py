@@ -8,9 +8,8 @@ from flask import Flask, Response
 from flask_babel import get_locale
 from jinja2 import StrictUndefined
 
-from . import cli, config, errors, models  # noqa: F401  (models register their tables)
+from . import cli, config, errors, models, views  # noqa: F401  (models register their tables)
 from .extensions import babel, csrf, db, htmx, migrate
-from .views import main
 
 # No inline script or style anywhere: htmx runs with eval and its inline styles turned off.
 CONTENT_SECURITY_POLICY = (
@@ -43,7 +42,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     babel.init_app(app)
     errors.init_app(app)
 
-    app.register_blueprint(main.bp)
+    views.register(app)
     cli.init_app(app)
     app.after_request(security_headers)
     return app

@@ -1,0 +1,67 @@
+"""Turn stored games into the inputs of :mod:`scorekeeper.rules`, and load them efficiently.
+
+Everything that needs a score sheet (the table, the live view, history, statistics,
+export) goes through here, so the rules module stays the only place scores come from.
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.orm import selectinload
+
+from . import rules
+from .models import Game, Round, RoundState, Seat
+
+
+def game_query() -> sa.Select[tuple[Game]]:
+    """A select of games with their seats, players, rounds and entries loaded in fixed queries."""
+    return sa.select(Game).options(
+        selectinload(Game.seats).selectinload(Seat.player),
+        selectinload(Game.rounds).selectinload(Round.entries),
+    )
+
+
+def rules_of(game: Game) -> rules.GameRules:
+    """The rules a game is played under, as the rules module's value."""
+    return rules.GameRules.from_dict(game.rules)
+
+
+def round_record(round_: Round, players: int) -> rules.RoundRecord:
+    """A scored round as the rules module sees it (bids and tricks by seat)."""
+    bids: list[int | None] = [None] * players
+    tricks = [0] * players
+    cloud = None
+    for entry in round_.entries:
+        bids[entry.seat] = entry.bid
+        tricks[entry.seat] = entry.tricks or 0
+        if entry.cloud_bid is not None:
+            cloud = rules.CloudChange(seat=entry.seat, new_bid=entry.cloud_bid)
+    return rules.RoundRecord(
+        number=round_.number,
+        hand_size=round_.hand_size,
+        dealer=round_.dealer,
+        bids=tuple(bids),
+        tricks=tuple(tricks),
+        cloud=cloud,
+        bomb_played=round_.bomb_played,
+    )
+
+
+def round_records(game: Game) -> list[rules.RoundRecord]:
+    """The game's scored rounds, in order."""
+    players = len(game.seats)
+    return [
+        round_record(round_, players)
+        for round_ in game.rounds
+        if round_.state == RoundState.SCORED
+    ]
+
+
+def sheet_of(game: Game) -> rules.ScoreSheet:
+    """The score sheet of a game so far, computed by the rules module."""
+    return rules.score_sheet(rules_of(game), round_records(game))
+
+
+def player_names(game: Game) -> Sequence[str]:
+    """Names by seat."""
+    return [seat.player.name for seat in game.seats]
