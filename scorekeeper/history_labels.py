@@ -1,0 +1,163 @@
+"""Words for stored values: statuses, rules, history actions (shared by history and export)."""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from . import rules
+
+STATUS_LABELS = {
+    "in_progress": _l("In progress"),
+    "finished": _l("Finished"),
+    "abandoned": _l("Abandoned"),
+}
+PLAN_LABELS = {
+    rules.PlanKind.STANDARD: _l("Standard"),
+    rules.PlanKind.FIRST_N: _l("First rounds only"),
+    rules.PlanKind.QUICK: _l("Quick play"),
+    rules.PlanKind.TOURNAMENT: _l("Tournament"),
+    rules.PlanKind.MAXIMUS: _l("Maximus"),
+    rules.PlanKind.CUSTOM: _l("Custom"),
+}
+BID_RULE_LABELS = {
+    rules.BidRule.FREE: _l("Free bids"),
+    rules.BidRule.PLUS_MINUS_ONE: _l("±1 (no even bids)"),
+    rules.BidRule.CANADIAN: _l("Canadian"),
+    rules.BidRule.CANADIAN_FINAL: _l("Canadian, final hand"),
+}
+REVEAL_LABELS = {
+    rules.BidReveal.OPEN: _l("Open bids"),
+    rules.BidReveal.HIDDEN: _l("Hidden bids"),
+    rules.BidReveal.SECRET: _l("Secret bids"),
+}
+TABLE_NOTE_LABELS = {
+    "foresight": _l("Foresight"),
+    "gizzard_fester": _l("Gizzard/Fester"),
+    "pull_one": _l("Pull one"),
+    "dragon": _l("Dragon"),
+    "fairy": _l("Fairy"),
+    "juggler": _l("Juggler"),
+}
+ACTION_LABELS = {
+    "create_game": _l("Game started"),
+    "record_round": _l("Round recorded"),
+    "edit_round": _l("Round corrected"),
+    "undo": _l("Undone"),
+    "change_dealer": _l("Dealer changed"),
+    "edit_plan": _l("Round plan changed"),
+    "abandon": _l("Game abandoned"),
+    "finish": _l("Game finished"),
+}
+FIELD_LABELS = {
+    "status": _l("status"),
+    "bids": _l("bids"),
+    "tricks": _l("tricks"),
+    "dealer": _l("dealer"),
+    "hand_size": _l("cards"),
+    "trump": _l("trump"),
+    "trump_cause": _l("trump turned"),
+    "cloud_bid": _l("Cloud bid"),
+    "bomb_played": _l("Bomb"),
+    "plan": _l("round plan"),
+    "number": _l("round"),
+    "state": _l("stage"),
+}
+SUIT_SYMBOLS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
+MAX_CHANGES_SHOWN = 6
+
+
+def plan_label(plan: rules.RoundPlan) -> str:
+    if plan.kind is rules.PlanKind.FIRST_N:
+        return _("First %(count)d rounds", count=plan.rounds or 0)
+    return str(PLAN_LABELS.get(plan.kind, plan.kind))
+
+
+def rules_short(game_rules: rules.GameRules) -> str:
+    """The round plan and bid rule in a few words, for a list row."""
+    parts = [plan_label(game_rules.plan), str(BID_RULE_LABELS[game_rules.bid_rule])]
+    if game_rules.bid_reveal is not rules.BidReveal.OPEN:
+        parts.append(str(REVEAL_LABELS[game_rules.bid_reveal]))
+    return " · ".join(parts)
+
+
+def rules_lines(game_rules: rules.GameRules) -> list[tuple[str, str]]:
+    """Every rule a game was played under, as (what, which) pairs for a description list."""
+    sizes = ", ".join(str(size) for size in game_rules.hand_sizes)
+    lines = [
+        (_("Players"), str(game_rules.players)),
+        (_("Round plan"), plan_label(game_rules.plan)),
+        (_("Cards per round"), sizes),
+        (_("Bid rule"), str(BID_RULE_LABELS[game_rules.bid_rule])),
+        (_("Bids"), str(REVEAL_LABELS[game_rules.bid_reveal])),
+    ]
+    variants = []
+    if game_rules.saboteur:
+        variants.append(_("Saboteur"))
+    if game_rules.jester_bid:
+        variants.append(_("Jester bid"))
+    cards = game_rules.jubilee
+    for on, label in (
+        (cards.bomb, _("Bomb")),
+        (cards.cloud, _("Cloud")),
+        (cards.werewolf, _("Werewolf")),
+        (cards.dragon, _("Dragon and Fairy")),
+        (cards.bomb_cancels_bids, _("the Bomb cancels the bids")),
+    ):
+        if on:
+            variants.append(label)
+    if game_rules.tie_break_by_bids:
+        variants.append(_("ties broken by the sum of bids"))
+    lines.append((_("Variants"), ", ".join(variants) or _("none")))
+    notes = [str(TABLE_NOTE_LABELS.get(note, note)) for note in game_rules.table_notes]
+    if notes:
+        lines.append((_("Table rules"), ", ".join(notes)))
+    return lines
+
+
+@dataclass(frozen=True)
+class ChangeLine:
+    what: str
+    before: str
+    after: str
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, list | tuple):
+        return " · ".join(_shown(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_shown(item)}" for key, item in sorted(value.items()))
+    if isinstance(value, str):
+        value = SUIT_SYMBOLS.get(value, STATUS_LABELS.get(value, value))
+    return str(value)[:80]
+
+
+def change_lines(
+    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+) -> list[ChangeLine]:
+    """What a history entry changed: each differing field as before → after."""
+    before = before if isinstance(before, Mapping) else {}
+    after = after if isinstance(after, Mapping) else {}
+    keys = [key for key in (*before, *(k for k in after if k not in before))]
+    lines = [
+        ChangeLine(
+            str(FIELD_LABELS.get(key, key)), _shown(before.get(key)), _shown(after.get(key))
+        )
+        for key in keys
+        if before.get(key) != after.get(key) and key != "number"
+    ]
+    return lines[:MAX_CHANGES_SHOWN]
+
+
+def action_label(action: str) -> str:
+    return str(ACTION_LABELS.get(action, action))
+
+
+def names_of(seats: Sequence[int], names: Sequence[str]) -> str:
+    return ", ".join(names[seat] for seat in seats)
