@@ -2,8 +2,10 @@
 
 from flask import Flask
 
-from . import main
+from . import history, main, players
 
 
 def register(app: Flask) -> None:
     app.register_blueprint(main.bp)
+    app.register_blueprint(history.bp)
+    app.register_blueprint(players.bp)
