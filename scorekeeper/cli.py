@@ -6,6 +6,8 @@ import click
 import segno
 from flask import Flask
 
+from . import exchange
+
 
 def lan_address() -> str:
     """The address other devices on the network reach this machine at (loopback if none)."""
@@ -24,8 +26,40 @@ def init_app(app: Flask) -> None:
     def announce(port: int) -> None:
         """Print the address to open on a phone, as text and as a QR code."""
         url = f"http://{lan_address()}:{port}/"
-        click.echo(
-            "\nWizard Scorekeeper is starting. Open this on a phone on the same network:\n"
-        )
+        click.echo("\nWizard Scorekeeper is starting. Open this on a phone on the same network:\n")
         segno.make(url, error="m").terminal(compact=True)
         click.echo(f"\n  {url}\n")
+
+    @app.cli.command("export")
+    @click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, writable=True),
+        help="File to write (default: standard output).",
+    )
+    def export_backup(output: str | None) -> None:
+        """Write a full backup (every player and game) as JSON."""
+        body = exchange.backup_json()
+        if output:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(body)
+            click.echo(f"Backup written to {output}", err=True)
+        else:
+            click.echo(body, nl=False)
+
+    @app.cli.command("import")
+    @click.argument("path", type=click.Path(exists=True, dir_okay=False))
+    def import_backup(path: str) -> None:
+        """Restore a backup or game export; a file with any problem changes nothing."""
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        try:
+            result = exchange.import_file(raw)
+        except exchange.ImportProblem as problem:
+            for line in problem.problems:
+                click.echo(f"error: {line}", err=True)
+            raise SystemExit(1) from None
+        click.echo(
+            f"{result.games_added} games and {result.players_added} players added; "
+            f"{result.games_skipped} games were already here."
+        )
