@@ -25,6 +25,7 @@ from flask_wtf.file import FileField, FileRequired
 from werkzeug.exceptions import RequestEntityTooLarge
 from wtforms import Form, IntegerField, SelectField
 from wtforms.fields import DateField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
 
 from .. import charts, exchange, history_labels, records, rules
@@ -61,8 +62,11 @@ class PageField(IntegerField):
             raise ValueError(_("The page must be a whole number.")) from None
 
 
-def choice_list(labels: dict, any_label: Any) -> list[tuple[str, Any]]:
-    return [("", any_label), *((str(key), label) for key, label in labels.items())]
+def choice_list(labels: dict, any_label: Any) -> list[SelectChoice]:
+    """Options for a filter: "any" (empty value) first, then each known value."""
+    return [SelectChoice("", any_label)] + [
+        SelectChoice(str(key), label) for key, label in labels.items()
+    ]
 
 
 class PeriodFilter(Form):
@@ -166,7 +170,9 @@ def game_row(game: Game) -> dict[str, Any]:
 def games() -> Response:
     players = db.session.execute(sa.select(Player.id, Player.name).order_by(Player.name_key))
     form = GamesFilter(request.args)
-    form.player.choices = [("", _("Any player"))] + [(str(pid), name) for pid, name in players]
+    form.player.choices = [SelectChoice("", _("Any player"))] + [
+        SelectChoice(str(pid), name) for pid, name in players
+    ]
     context: dict[str, Any] = {"form": form, "rows": [], "page": 1, "pages": 1, "total": 0}
     if not form.validate():
         return page_or_fragment("history/games.html", "history/_games.html", 422, **context)

@@ -1,0 +1,279 @@
+"""The games list, a game's page and the replay."""
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from scorekeeper import rules
+from scorekeeper.extensions import db
+from scorekeeper.models import Game
+from tests.factories import make_game, random_rounds
+
+THREE = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="free")
+# Ann 3 rounds met: 1/1 +30, 0/0 +20, 2/2 +40 = 90; Bob 0/0 +20, 1/2 -10, 0/0 +20 = 30;
+# Cy 0/0 +20, 1/0 -10, 2/1 -10 = 0.
+ROUNDS = [((1, 0, 0), (1, 0, 0)), ((0, 1, 1), (0, 2, 0)), ((2, 0, 2), (2, 0, 1))]
+
+
+def day(n: int) -> datetime:
+    return datetime(2024, 5, n, 20, tzinfo=UTC)
+
+
+@pytest.fixture
+def three_games(app):
+    with app.app_context():
+        make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, created_at=day(1))
+        quick = rules.GameRules(players=4, plan=rules.RoundPlan("quick"), bid_rule="canadian")
+        make_game(
+            ["Di", "Ann", "Eve", "Bob"],
+            random_rounds(quick, 2),
+            game_rules=quick,
+            created_at=day(10),
+        )
+        make_game(
+            ["Cy", "Di", "Eve"],
+            ROUNDS[:1],
+            game_rules=THREE,
+            status="abandoned",
+            created_at=day(20),
+        )
+
+
+def names_in_order(page: str) -> list[str]:
+    return re.findall(r'<span class="game-date">([^<]+)</span>', page)
+
+
+def test_games_list_is_newest_first_with_players_winner_and_rules(client, three_games):
+    response = client.get("/history/")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert names_in_order(page) == ["May 20, 2024", "May 10, 2024", "May 1, 2024"]
+    assert "3 games" in page
+    assert "Won by Ann · 90" in page
+    assert "First 3 rounds · Free bids" in page
+    assert "Quick play · Canadian" in page
+    assert "Leading" in page
+    assert "Abandoned" in page
+
+
+@pytest.mark.parametrize(
+    ("query", "dates"),
+    [
+        ("player=1", ["May 10, 2024", "May 1, 2024"]),  # Ann
+        ("status=abandoned", ["May 20, 2024"]),
+        ("plan=quick", ["May 10, 2024"]),
+        ("bid_rule=free", ["May 20, 2024", "May 1, 2024"]),
+        ("date_from=2024-05-10&date_to=2024-05-10", ["May 10, 2024"]),
+        ("date_from=2024-05-02", ["May 20, 2024", "May 10, 2024"]),
+        ("player=4&status=in_progress", ["May 10, 2024"]),  # Di
+    ],
+)
+def test_filters_narrow_the_list(client, three_games, query, dates):
+    response = client.get(f"/history/?{query}")
+    assert response.status_code == 200
+    assert names_in_order(response.get_data(as_text=True)) == dates
+
+
+def test_filters_work_on_both_databases(db_app):
+    with db_app.app_context():
+        make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, created_at=day(1))
+        canadian = rules.GameRules(players=3, bid_rule="canadian")
+        make_game(["Ann", "Bob", "Cy"], [], game_rules=canadian, created_at=day(2))
+    client = db_app.test_client()
+    for query, expected in [
+        ("plan=first_n", ["May 1, 2024"]),
+        ("bid_rule=canadian", ["May 2, 2024"]),
+        ("date_to=2024-05-01", ["May 1, 2024"]),
+        ("player=2&plan=standard", ["May 2, 2024"]),
+    ]:
+        page = client.get(f"/history/?{query}").get_data(as_text=True)
+        assert names_in_order(page) == expected, query
+
+
+def test_htmx_filter_gets_the_fragment_and_the_response_varies_on_it(client, three_games):
+    response = client.get("/history/?status=finished", headers={"HX-Request": "true"})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "HX-Request" in response.headers["Vary"]
+    assert "<html" not in page
+    assert 'id="games"' in page
+    assert names_in_order(page) == ["May 1, 2024"]
+    full = client.get("/history/?status=finished")
+    assert "<html" in full.get_data(as_text=True)
+    assert "HX-Request" in full.headers["Vary"]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "message"),
+    [
+        ("date_from=31/05/2024", 422, "Write the date as YYYY-MM-DD"),
+        ("date_from=2024-05-10&date_to=2024-05-01", 422, "The end date is before the start date."),
+        ("status=lost", 422, "Not a valid choice"),
+        ("player=abc", 422, "Not a valid choice"),
+        ("player=999", 422, "Not a valid choice"),
+        ("plan=%3Cscript%3E", 422, "Not a valid choice"),
+        ("page=0", 422, "Pages start at 1."),
+        ("page=two", 422, "The page must be a whole number."),
+        ("page=99", 404, "There is no page 99; the last is 1."),
+    ],
+)
+def test_bad_filters_answer_4xx_with_a_message_and_no_games(
+    client, three_games, query, status, message
+):
+    response = client.get(f"/history/?{query}")
+    page = response.get_data(as_text=True)
+    assert response.status_code == status
+    assert message in page
+    assert names_in_order(page) == []
+    assert "<script>" not in page
+
+
+def test_pagination_keeps_the_filters(client, app):
+    with app.app_context():
+        for n in range(23):
+            make_game(
+                ["Ann", "Bob", "Cy"],
+                ROUNDS,
+                game_rules=THREE,
+                created_at=day(1) + timedelta(hours=n),
+            )
+    first = client.get("/history/?status=finished").get_data(as_text=True)
+    assert len(names_in_order(first)) == 20
+    assert "Page 1 of 2" in first
+    assert "/history/?page=2&amp;status=finished" in first
+    second = client.get("/history/?page=2&status=finished").get_data(as_text=True)
+    assert len(names_in_order(second)) == 3
+
+
+def test_empty_list_says_so(client):
+    page = client.get("/history/").get_data(as_text=True)
+    assert "0 games" in page
+
+
+def test_game_page_has_sheet_rules_chart_history_and_exports(client, app):
+    with app.app_context():
+        game = make_game(
+            ["Ann", "Bob", "<b>Cy</b>"],
+            ROUNDS,
+            game_rules=THREE,
+            changes=[
+                {"action": "create_game", "after": {"status": "in_progress"}},
+                {
+                    "action": "edit_round",
+                    "round_number": 2,
+                    "before": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 1, 1]},
+                    "after": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 2, 0]},
+                },
+                {
+                    "action": "finish",
+                    "before": {"status": "in_progress"},
+                    "after": {"status": "finished"},
+                },
+            ],
+        )
+        game_id = game.id
+    response = client.get(f"/history/{game_id}")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    # Totals from the rules module, winner marked.
+    assert re.search(r'final-total is-winner">90<', page)
+    assert ">30<" in page
+    assert ">0<" in page
+    assert "+40" in page
+    assert "-10" in page
+    # Names are escaped everywhere, including inside the SVG legend.
+    assert "<b>Cy</b>" not in page
+    assert "&lt;b&gt;Cy&lt;/b&gt;" in page
+    # Rules, history (newest first), chart and its table alternative.
+    assert "First 3 rounds" in page
+    assert "Free bids" in page
+    assert page.index("Game finished") < page.index("Round corrected") < page.index("Game started")
+    assert (
+        'tricks: <span class="num">0 · 1 · 1</span> → <span class="num">0 · 2 · 0</span>' in page
+    )
+    assert (
+        'status: <span class="num">In progress</span> → <span class="num">Finished</span>' in page
+    )
+    assert "<svg" in page
+    assert 'role="img"' in page
+    assert "The chart as a table" in page
+    assert f"/history/{game_id}/export.csv" in page
+    assert f"/history/{game_id}/replay" in page
+    # The Content-Security-Policy allows neither inline style nor inline script.
+    assert "style=" not in page
+    assert "<script>" not in page
+
+
+def test_chart_draws_one_line_per_player_over_every_round(client, app):
+    with app.app_context():
+        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+    page = client.get(f"/history/{game_id}").get_data(as_text=True)
+    paths = re.findall(r'<path d="([^"]+)"', page)
+    assert len(paths) == 3
+    assert all(path.count("L") == 3 for path in paths)  # start at 0, then 3 rounds
+
+
+def test_unknown_game_is_404(client):
+    assert client.get("/history/12345").status_code == 404
+    assert client.get("/history/12345/replay").status_code == 404
+    assert client.get("/history/12345/export.csv").status_code == 404
+
+
+def test_game_with_no_scored_round_still_renders(client, app):
+    with app.app_context():
+        game_id = make_game(["Ann", "Bob", "Cy"], [], game_rules=THREE).id
+    assert "No round has been scored yet." in client.get(f"/history/{game_id}").get_data(
+        as_text=True
+    )
+    replay = client.get(f"/history/{game_id}/replay")
+    assert replay.status_code == 200
+    assert "Before the first round" in replay.get_data(as_text=True)
+
+
+def test_replay_shows_the_standings_as_they_were_after_a_round(client, app):
+    with app.app_context():
+        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+    page = client.get(f"/history/{game_id}/replay?round=2").get_data(as_text=True)
+    assert "After round 2 of 3" in page
+    # After round 2: Ann 50, Bob 10, Cy 10 (Bob and Cy share second place).
+    totals = re.findall(r'class="num replay-total">(-?\d+)<', page)
+    assert totals == ["50", "10", "10"]
+    places = re.findall(r'<tr(?: class="leader")?>\s*<td class="num">(\d)</td>', page)
+    assert places == ["1", "2", "2"]
+    assert f"/history/{game_id}/replay?round=1" in page
+    assert f"/history/{game_id}/replay?round=3" in page
+    # The chart is drawn up to round 2 only, on the full game's axes.
+    assert all(path.count("L") == 2 for path in re.findall(r'<path d="([^"]+)"', page))
+
+
+def test_replay_htmx_step_returns_the_fragment(client, app):
+    with app.app_context():
+        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+    response = client.get(f"/history/{game_id}/replay?round=3", headers={"HX-Request": "true"})
+    page = response.get_data(as_text=True)
+    assert "<html" not in page
+    assert 'id="replay"' in page
+    assert "After round 3 of 3" in page
+
+
+@pytest.mark.parametrize("value", ["4", "-1", "x", ""])
+def test_replay_of_a_round_that_does_not_exist_is_a_422_with_a_message(client, app, value):
+    with app.app_context():
+        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+    response = client.get(f"/history/{game_id}/replay?round={value}")
+    assert response.status_code == 422
+    assert "Choose a round from 0 to 3." in response.get_data(as_text=True)
+
+
+def test_nav_links_to_history_and_players(client):
+    page = client.get("/").get_data(as_text=True)
+    assert 'href="/history/"' in page
+    assert 'href="/players/"' in page
+
+
+def test_game_ids_are_looked_up_not_trusted(client, app):
+    with app.app_context():
+        make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE)
+        assert db.session.query(Game).count() == 1
+    assert client.get("/history/0").status_code == 404

@@ -1,0 +1,168 @@
+"""Player statistics against a small example worked out by hand."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from scorekeeper import rules
+from scorekeeper.stats import PlayedGame, Rate, player_stats
+from tests.factories import make_game
+
+ANN, BOB, CY = 1, 2, 3
+# Two finished 3-player games, "first 2 rounds" plan (1 card, then 2 cards), free bids.
+RULES = rules.GameRules(
+    players=3, plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=2), bid_rule="free"
+)
+# Game 1 (Ann, Bob, Cy)
+#   round 1, 1 card:  bids 1 0 0, tricks 1 0 0 -> Ann +30, Bob +20, Cy +20
+#   round 2, 2 cards: bids 0 1 0, tricks 0 1 1 -> Ann +20, Bob +30, Cy -10
+#   totals Ann 50, Bob 50, Cy 10: Ann and Bob share the win.
+GAME_1 = [((1, 0, 0), (1, 0, 0)), ((0, 1, 0), (0, 1, 1))]
+# Game 2 (Cy, Ann, Bob): Ann sits in seat 1
+#   round 1, 1 card:  bids 0 1 1, tricks 0 0 1 -> Cy +20, Ann -10, Bob +30
+#   round 2, 2 cards: bids 1 2 0, tricks 1 0 1 -> Cy +30, Ann -20, Bob -10
+#   totals Cy 50, Ann -30, Bob 20: Cy wins.
+GAME_2 = [((0, 1, 1), (0, 0, 1)), ((1, 2, 0), (1, 0, 1))]
+
+
+def played(game_id, day, seat, ids, names, rounds):
+    records = [
+        rules.RoundRecord(n, size, (n - 1) % 3, bids, tricks)
+        for n, (size, (bids, tricks)) in enumerate(zip((1, 2), rounds, strict=True), start=1)
+    ]
+    return PlayedGame(
+        game_id=game_id,
+        created_at=datetime(2024, 5, day, tzinfo=UTC),
+        seat=seat,
+        player_ids=ids,
+        names=names,
+        sheet=rules.score_sheet(RULES, records),
+    )
+
+
+@pytest.fixture
+def ann_games():
+    return [
+        # Given out of order on purpose: the streak follows the order the games were played.
+        played(2, 9, 1, (CY, ANN, BOB), ("Cy", "Ann", "Bob"), GAME_2),
+        played(1, 2, 0, (ANN, BOB, CY), ("Ann", "Bob", "Cy"), GAME_1),
+    ]
+
+
+def test_ann_statistics_match_the_hand_computed_example(ann_games):
+    figures = player_stats(ANN, ann_games)
+    assert figures.games == 2
+    assert figures.wins == 1  # the shared win of game 1 counts
+    assert figures.win_rate == Rate(1, 2)
+    assert figures.average_score == 10  # (50 + -30) / 2
+    assert figures.best.game_id == 1
+    assert figures.best.final_total == 50
+    assert figures.worst.game_id == 2
+    assert figures.worst.final_total == -30
+    # Bids in play order: 1/1 met, 0/0 met, 1/0 missed (over), 2/0 missed (over).
+    assert figures.bids == Rate(2, 4)
+    assert figures.by_hand_size == ((1, Rate(1, 2)), (2, Rate(1, 2)))
+    assert (figures.over.rounds, figures.over.tricks, figures.over.average) == (2, 3, 1.5)
+    assert (figures.under.rounds, figures.under.average) == (0, None)
+    assert figures.zero_bids == Rate(1, 1)
+    assert figures.longest_streak == 2
+
+
+def test_ann_head_to_head_counts_games_together_and_who_finished_ahead(ann_games):
+    lines = {line.name: line for line in player_stats(ANN, ann_games).head_to_head}
+    # Bob: 50 v 50 level, -30 v 20 behind. Cy: 50 v 10 ahead, -30 v 50 behind.
+    assert (lines["Bob"].games, lines["Bob"].ahead, lines["Bob"].behind, lines["Bob"].level) == (
+        2,
+        0,
+        1,
+        1,
+    )
+    assert (lines["Cy"].games, lines["Cy"].ahead, lines["Cy"].behind, lines["Cy"].level) == (
+        2,
+        1,
+        1,
+        0,
+    )
+
+
+def test_cy_under_bids_and_the_saboteur_dealer_round_is_left_out():
+    saboteur = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=1), saboteur=True)
+    # Cy deals (seat 2) and does not bid; he scores +20 but the round is no bid of his.
+    record = rules.RoundRecord(1, 1, 2, (0, 0, None), (0, 0, 1))
+    game = PlayedGame(
+        3,
+        datetime(2024, 6, 1, tzinfo=UTC),
+        2,
+        (ANN, BOB, CY),
+        ("Ann", "Bob", "Cy"),
+        rules.score_sheet(saboteur, [record]),
+    )
+    figures = player_stats(CY, [game])
+    assert figures.bids == Rate(0, 0)
+    assert figures.bids.value is None
+    assert figures.average_score == 20
+    assert figures.wins == 1
+
+
+def test_no_games_gives_empty_figures_not_errors():
+    figures = player_stats(ANN, [])
+    assert figures.games == 0
+    assert figures.best is None
+    assert figures.average_score is None
+    assert figures.win_rate.value is None
+    assert figures.longest_streak == 0
+
+
+def test_player_page_shows_the_example_and_defines_each_figure(client, app):
+    with app.app_context():
+        make_game(
+            ["Ann", "Bob", "Cy"],
+            GAME_1,
+            game_rules=RULES,
+            created_at=datetime(2024, 5, 2, 20, tzinfo=UTC),
+        )
+        make_game(
+            ["Cy", "Ann", "Bob"],
+            GAME_2,
+            game_rules=RULES,
+            created_at=datetime(2024, 5, 9, 20, tzinfo=UTC),
+        )
+        # Unfinished games do not count.
+        make_game(["Ann", "Bob", "Cy"], GAME_1[:1], game_rules=RULES)
+    page = client.get("/players/1").get_data(as_text=True)
+    assert "Win rate" in page
+    assert "50%" in page
+    assert "Wins divided by games." in page
+    assert "2 of 4" in page  # bid hit rate
+    assert "short by 1.5 on average" in page
+    only_may_9 = client.get("/players/1?date_from=2024-05-05&date_to=2024-05-31")
+    assert only_may_9.status_code == 200
+    assert "0 of 2" in only_may_9.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("date_from=yesterday", "Write the date as YYYY-MM-DD"),
+        ("date_from=2024-05-10&date_to=2024-05-01", "The end date is before the start date."),
+        ("date_to=2024-02-30", "Write the date as YYYY-MM-DD"),
+    ],
+)
+def test_bad_period_is_a_422_with_the_message_next_to_the_field(client, app, query, message):
+    with app.app_context():
+        make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
+    response = client.get(f"/players/1?{query}")
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True)
+
+
+def test_unknown_player_is_404(client):
+    assert client.get("/players/999").status_code == 404
+
+
+def test_roster_lists_players_with_their_finished_games(client, app):
+    with app.app_context():
+        make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
+    page = client.get("/players/").get_data(as_text=True)
+    assert "Ann" in page
+    assert "1 finished game" in page
