@@ -1,0 +1,277 @@
+"""WTForms classes, one per use case; CSRF comes with every ``FlaskForm``."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from flask_babel import gettext as _
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, Field, RadioField, SelectMultipleField, StringField
+from wtforms.validators import ValidationError
+from wtforms.widgets import CheckboxInput, ListWidget
+
+from . import messages, rules
+from .models import name_key
+
+# ============================================================================================
+# Game setup (views/setup.py)
+# ============================================================================================
+
+NAME_MAX_LENGTH = 40
+RANDOM_DEALER = "random"
+DEFAULT_FIRST_ROUNDS = "5"
+
+# Which part of the setup page a rules problem belongs to, by ``Problem.field`` (before any dot).
+_SECTION_OF_FIELD = {
+    "players": "seats",
+    "plan": "plan",
+    "bid_rule": "bid_rule",
+    "bid_reveal": "bid_reveal",
+    "saboteur": "variants",
+    "jester_bid": "variants",
+    "tie_break_by_bids": "variants",
+    "jubilee": "jubilee",
+    "table_notes": "table_notes",
+}
+
+
+def clean_name(name: str) -> str:
+    """A typed name as it is stored: surrounding spaces dropped, inner runs of spaces single."""
+    return " ".join(name.split())
+
+
+class SeatListField(Field):
+    """The players' names in seat order, posted as one hidden input per seat."""
+
+    data: list[str]
+
+    def process_data(self, value: object) -> None:
+        self.data = list(value) if isinstance(value, list | tuple) else []
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        self.data = [str(value) for value in valuelist]
+
+
+class MultiCheckboxField(SelectMultipleField):
+    """Several choices as a list of checkboxes."""
+
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class NewGameForm(FlaskForm):
+    """Setting up a game: players in seat order, the first dealer and the rules.
+
+    The seat list lives in the form (hidden inputs), so every seat control is a submit
+    button of this one form: ``action`` is "add", "add:<name>", "up:<seat>", "down:<seat>",
+    "remove:<seat>" or "start". Only "start" creates anything.
+    """
+
+    action = StringField()
+    seats = SeatListField()
+    new_name = StringField(filters=[lambda value: value or ""])
+    first_dealer = StringField(default=RANDOM_DEALER)
+    plan = RadioField(
+        choices=[kind.value for kind in rules.PlanKind], default=rules.PlanKind.STANDARD.value
+    )
+    plan_rounds = StringField(default=DEFAULT_FIRST_ROUNDS)
+    plan_custom = StringField()
+    bid_rule = RadioField(
+        choices=[rule.value for rule in rules.BidRule], default=rules.BidRule.PLUS_MINUS_ONE.value
+    )
+    bid_reveal = RadioField(
+        choices=[reveal.value for reveal in rules.BidReveal], default=rules.BidReveal.OPEN.value
+    )
+    saboteur = BooleanField()
+    jester_bid = BooleanField()
+    tie_break_by_bids = BooleanField()
+    bomb = BooleanField()
+    bomb_cancels_bids = BooleanField()
+    cloud = BooleanField()
+    werewolf = BooleanField()
+    dragon_fairy = BooleanField()
+    table_notes = MultiCheckboxField(choices=list(rules.TABLE_ONLY_RULES))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Messages from the rules module and from the seat controls, by page section.
+        self.problems: dict[str, list[str]] = {}
+        # After a name was added the cursor goes back to the name box for the next one.
+        self.focus_name = False
+
+    # -- seat controls ------------------------------------------------------------------------
+
+    def add_player(self, typed: str, roster: dict[str, str]) -> bool:
+        """Seat one more player; ``roster`` maps name keys to roster names.
+
+        A name that matches a roster name ignoring case and spaces is that roster player.
+        Returns False (with the reason under "new_name") when the name cannot be seated.
+        """
+        name = clean_name(typed)
+        seated = {name_key(seat) for seat in self.seats.data}
+        if not name:
+            self._problem("new_name", _("Type a name first."))
+        elif len(name) > NAME_MAX_LENGTH:
+            self._problem(
+                "new_name", _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
+            )
+        elif name_key(name) in seated:
+            self._problem("new_name", _("%(name)s is already at the table.", name=name))
+        elif len(self.seats.data) >= rules.MAX_PLAYERS:
+            self._problem(
+                "new_name", _("A table has at most %(max)d players.", max=rules.MAX_PLAYERS)
+            )
+        else:
+            self.seats.data.append(roster.get(name_key(name), name))
+            return True
+        return False
+
+    def move_player(self, seat: int, step: int) -> None:
+        """Swap a player with their neighbour (``step`` −1: up, +1: down); the dealer follows."""
+        names = self.seats.data
+        other = seat + step
+        if not (0 <= seat < len(names) and 0 <= other < len(names)):
+            return
+        names[seat], names[other] = names[other], names[seat]
+        dealer = self.chosen_dealer()
+        if dealer == seat:
+            self.first_dealer.data = str(other)
+        elif dealer == other:
+            self.first_dealer.data = str(seat)
+
+    def remove_player(self, seat: int) -> None:
+        """Take a player off the table; a chosen dealer stays the same person."""
+        names = self.seats.data
+        if not 0 <= seat < len(names):
+            return
+        del names[seat]
+        dealer = self.chosen_dealer()
+        if dealer == seat:
+            self.first_dealer.data = RANDOM_DEALER
+        elif dealer is not None and dealer > seat:
+            self.first_dealer.data = str(dealer - 1)
+
+    def chosen_dealer(self) -> int | None:
+        """The seat picked to deal first, or None for "draw at random" (or nothing valid)."""
+        value = self.first_dealer.data or ""
+        if value.isdigit() and int(value) < len(self.seats.data):
+            return int(value)
+        return None
+
+    # -- validation ---------------------------------------------------------------------------
+
+    def validate_seats(self, field: SeatListField) -> None:
+        seen: set[str] = set()
+        for name in (clean_name(value) for value in field.data):
+            if not name:
+                raise ValidationError(_("A player has no name."))
+            if len(name) > NAME_MAX_LENGTH:
+                raise ValidationError(
+                    _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
+                )
+            if name_key(name) in seen:
+                raise ValidationError(_("%(name)s is at the table twice.", name=name))
+            seen.add(name_key(name))
+
+    def validate_first_dealer(self, field: StringField) -> None:
+        if field.data != RANDOM_DEALER and self.chosen_dealer() is None:
+            raise ValidationError(_("Choose who deals first."))
+
+    def names(self) -> list[str]:
+        """The players' names in seat order, cleaned."""
+        return [clean_name(name) for name in self.seats.data]
+
+    def first_dealer_seat(self) -> int:
+        """The seat that deals first: the one picked, or one drawn at random."""
+        chosen = self.chosen_dealer()
+        if chosen is not None:
+            return chosen
+        return secrets.randbelow(len(self.seats.data))
+
+    def round_plan(self) -> rules.RoundPlan | None:
+        """The chosen plan, or None (with a message under "plan") when a number is unreadable."""
+        kind = self.plan.data
+        if kind == rules.PlanKind.FIRST_N:
+            text = (self.plan_rounds.data or "").strip()
+            if text and not text.isdigit():
+                self._problem("plan", _("Type the number of rounds, e.g. 5."))
+                return None
+            return rules.RoundPlan(kind=kind, rounds=int(text) if text else None)
+        if kind == rules.PlanKind.CUSTOM:
+            words = [word for word in re.split(r"[\s,;.]+", self.plan_custom.data or "") if word]
+            if not all(word.isdigit() for word in words):
+                self._problem("plan", _("Write the cards per round as numbers, e.g. 1, 2, 3, 5."))
+                return None
+            return rules.RoundPlan(kind=kind, custom=tuple(int(word) for word in words))
+        return rules.RoundPlan(kind=kind)
+
+    def game_rules(self) -> rules.GameRules | None:
+        """The rules chosen, checked by the rules module.
+
+        None when something is wrong: each problem's message is then filed under the page
+        section it concerns (see :meth:`messages_for`).
+        """
+        plan = self.round_plan()
+        if plan is None:
+            return None
+        dragon_fairy = bool(self.dragon_fairy.data)
+        try:
+            return rules.GameRules(
+                players=len(self.seats.data),
+                plan=plan,
+                bid_rule=self.bid_rule.data,
+                bid_reveal=self.bid_reveal.data,
+                saboteur=bool(self.saboteur.data),
+                jester_bid=bool(self.jester_bid.data),
+                jubilee=rules.JubileeCards(
+                    bomb=bool(self.bomb.data),
+                    cloud=bool(self.cloud.data),
+                    werewolf=bool(self.werewolf.data),
+                    dragon=dragon_fairy,
+                    fairy=dragon_fairy,
+                    # The house rule is about the Bomb: without the Bomb it has no meaning.
+                    bomb_cancels_bids=bool(self.bomb.data and self.bomb_cancels_bids.data),
+                ),
+                table_notes=tuple(self.table_notes.data or ()),
+                tie_break_by_bids=bool(self.tie_break_by_bids.data),
+            )
+        except rules.RulesError as error:
+            self.add_problems(error.problems)
+            return None
+
+    def add_problems(self, problems: Iterable[rules.Problem]) -> None:
+        """File rules problems under the page sections they concern, as messages."""
+        names = self.names()
+        for problem in problems:
+            field = (problem.field or "").split(".")[0]
+            section = _SECTION_OF_FIELD.get(field, "form")
+            self._problem(section, messages.problem_message(problem, names))
+
+    def _problem(self, section: str, message: str) -> None:
+        self.problems.setdefault(section, []).append(message)
+
+    # -- for the template ---------------------------------------------------------------------
+
+    def messages_for(self, section: str) -> Sequence[str]:
+        """Every message for one section of the page: field errors, then rules problems."""
+        fields = {
+            "seats": ("seats",),
+            "new_name": ("new_name",),
+            "first_dealer": ("first_dealer",),
+            "plan": ("plan", "plan_rounds", "plan_custom"),
+            "bid_rule": ("bid_rule",),
+            "bid_reveal": ("bid_reveal",),
+            "variants": ("saboteur", "jester_bid", "tie_break_by_bids"),
+            "jubilee": ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
+            "table_notes": ("table_notes",),
+            "form": ("csrf_token",),
+        }.get(section, ())
+        found = [str(error) for name in fields if name in self for error in self[name].errors]
+        return found + self.problems.get(section, [])
+
+    @property
+    def has_messages(self) -> bool:
+        return bool(self.problems) or any(field.errors for field in self)

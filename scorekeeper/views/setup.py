@@ -1,0 +1,107 @@
+"""Setting up a game: players in seat order, the first dealer and the rules.
+
+Every control on the page submits the one setup form. Seat changes (add, move, remove)
+only re-render the form — the whole page without JavaScript, the form fragment for htmx —
+and store nothing; "Start game" checks everything and creates the game.
+"""
+
+import sqlalchemy as sa
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask_htmx import make_response as htmx_response
+
+from .. import forms, games, messages, rules
+from ..extensions import db, htmx
+from ..models import Player, Seat, name_key
+
+bp = Blueprint("setup", __name__)
+
+SEAT_MOVES = {"up": -1, "down": 1}
+
+
+def roster_players() -> list[Player]:
+    """The roster, most frequent players first, so a regular table is a few taps away."""
+    games_played = sa.func.count(Seat.id)
+    query = (
+        sa.select(Player)
+        .outerjoin(Seat, Seat.player_id == Player.id)
+        .group_by(Player.id)
+        .order_by(games_played.desc(), Player.name_key)
+    )
+    return list(db.session.scalars(query))
+
+
+def render_form(form: forms.NewGameForm, roster: list[Player], status: int = 200) -> Response:
+    """The setup form: the fragment for htmx, else the full page (which includes it)."""
+    seated = set(map(name_key, form.seats.data))
+    # A boosted navigation wants the whole page; only the form's own htmx posts get the fragment.
+    partial = bool(htmx) and not htmx.boosted
+    template = "setup/_form.html" if partial else "setup/new.html"
+    body = render_template(
+        template,
+        form=form,
+        roster=[player for player in roster if player.name_key not in seated],
+        max_players=rules.MAX_PLAYERS,
+        name_max_length=forms.NAME_MAX_LENGTH,
+        random_dealer=forms.RANDOM_DEALER,
+        plan_kinds=list(rules.PlanKind),
+        bid_rules=list(rules.BidRule),
+        bid_reveals=list(rules.BidReveal),
+        table_notes=rules.TABLE_ONLY_RULES,
+        m=messages,
+    )
+    response = Response(body, status=status)
+    response.vary.add("HX-Request")
+    return response
+
+
+def seat_action(form: forms.NewGameForm, action: str, roster: list[Player]) -> bool:
+    """Apply one seat control ("add", "add:<name>", "up:2", "down:0", "remove:3").
+
+    Returns False when the control was refused (the reason is in the form).
+    """
+    verb, _, argument = action.partition(":")
+    if verb == "add":
+        added = form.add_player(
+            argument or form.new_name.data, {p.name_key: p.name for p in roster}
+        )
+        if added and not argument:
+            form.new_name.data = ""
+        return added
+    if argument.isdigit():
+        if verb in SEAT_MOVES:
+            form.move_player(int(argument), SEAT_MOVES[verb])
+        elif verb == "remove":
+            form.remove_player(int(argument))
+    return True
+
+
+def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
+    """Check everything and create the game; on any problem the form comes back (422)."""
+    # A name typed but not yet added joins the table rather than being lost.
+    if form.new_name.data.strip() and not seat_action(form, "add", roster):
+        return render_form(form, roster, 422)
+    if not form.validate():
+        return render_form(form, roster, 422)
+    game_rules = form.game_rules()
+    if game_rules is None:
+        return render_form(form, roster, 422)
+    game = games.create_game(form.names(), form.first_dealer_seat(), game_rules)
+    target = url_for("play.table", game_id=game.id)
+    if htmx:
+        return htmx_response(redirect=target)
+    return redirect(target, 303)
+
+
+@bp.route("/games/new", methods=["GET", "POST"])
+def new_game() -> Response:
+    form = forms.NewGameForm()
+    roster = roster_players()
+    if request.method == "GET":
+        return render_form(form, roster)
+    action = form.action.data or ""
+    if action == "start":
+        return start_game(form, roster)
+    # Seat controls store nothing; CSRF was already checked for the whole app.
+    ok = seat_action(form, action, roster)
+    form.focus_name = action == "add" and ok
+    return render_form(form, roster, 200 if ok else 422)
