@@ -1,0 +1,376 @@
+"""CSV and JSON export of a game, full backup and restore, on the web and on the command line."""
+
+import csv
+import io
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import encode_multipart
+
+from scorekeeper import create_app, exchange, rules
+from scorekeeper.extensions import db
+from scorekeeper.models import Change, Entry, Game, Player, Round
+from tests.conftest import make_config
+from tests.factories import make_game, random_rounds
+
+THREE = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="free")
+ROUNDS = [((1, 0, 0), (1, 0, 0)), ((0, 1, 1), (0, 2, 0)), ((2, 0, 2), (2, 0, 1))]
+DAY_1 = datetime(2024, 5, 1, 19, 30, 15, 123456, tzinfo=UTC)
+HISTORY = [
+    {"action": "create_game", "after": {"status": "in_progress"}},
+    {
+        "action": "edit_round",
+        "round_number": 2,
+        "before": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 1, 1]},
+        "after": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 2, 0]},
+    },
+]
+
+
+def counts() -> tuple[int, ...]:
+    return tuple(
+        db.session.scalar(sa.select(sa.func.count()).select_from(model))
+        for model in (Player, Game, Round, Entry, Change)
+    )
+
+
+def seed_variety() -> None:
+    """Games of several kinds: finished, in progress with a round being bid, abandoned."""
+    make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, changes=HISTORY, created_at=DAY_1)
+    plus = rules.GameRules(players=4, plan=rules.RoundPlan("tournament"))
+    game = make_game(
+        ["Di", "Ann", "Éve", "Bob"],
+        random_rounds(plus, 4, seed=3),
+        game_rules=plus,
+        created_at=DAY_1 + timedelta(days=1),
+    )
+    # A round in the middle of bidding: partial bids, no tricks yet.
+    current = Round(number=5, hand_size=9, dealer=0, state="bidding", trump="hearts")
+    current.entries.append(Entry(seat=1, bid=3))
+    game.rounds.append(current)
+    jubilee = rules.GameRules(
+        players=3,
+        plan=rules.RoundPlan("first_n", rounds=2),
+        bid_rule="free",
+        jubilee=rules.JubileeCards(cloud=True, bomb=True),
+    )
+    cloudy = make_game(
+        ["Cy", "Di", "Ann"],
+        [],
+        game_rules=jubilee,
+        status="abandoned",
+        created_at=DAY_1 + timedelta(days=2),
+    )
+    # Round 2 (2 cards): Cy bid 1 then the Cloud took him to 2; the Bomb swallowed a trick.
+    r1 = Round(number=1, hand_size=1, dealer=0, state="scored", trump_cause="jester")
+    for seat, (bid, tricks) in enumerate([(0, 0), (1, 1), (0, 0)]):
+        r1.entries.append(Entry(seat=seat, bid=bid, tricks=tricks))
+    r2 = Round(number=2, hand_size=2, dealer=1, state="scored", bomb_played=True, cloud_seat=0)
+    for seat, (bid, cloud, tricks) in enumerate([(1, 2, 1), (0, None, 0), (1, None, 0)]):
+        r2.entries.append(Entry(seat=seat, bid=bid, cloud_bid=cloud, tricks=tricks))
+    cloudy.rounds.extend([r1, r2])
+    db.session.commit()
+
+
+# --------------------------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cell", "shown"),
+    [
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-30", "'-30"),
+        (-30, "'-30"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("Ann", "Ann"),
+        (40, "40"),
+        (None, ""),
+        ("a=b", "a=b"),
+    ],
+)
+def test_cells_that_start_a_formula_are_neutralised(cell, shown):
+    assert exchange.neutralise(cell) == shown
+
+
+def test_csv_has_a_row_per_player_per_round_with_scores_from_the_sheet(client, app):
+    with app.app_context():
+        game_id = make_game(['=HYPERLINK("x")', "Bob", "@Cy"], ROUNDS, game_rules=THREE).id
+    response = client.get(f"/history/{game_id}/export.csv")
+    assert response.status_code == 200
+    assert response.mimetype == "text/csv"
+    assert "attachment" in response.headers["Content-Disposition"]
+    text = response.get_data(as_text=True)
+    assert text.startswith("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
+    assert len(rows) == 9
+    assert rows[0]["player"] == '\'=HYPERLINK("x")'
+    assert rows[2]["player"] == "'@Cy"
+    # Round 2, Cy: bid 1, took 0 -> -10, total 20 - 10 = 10.
+    cy_round_2 = rows[5]
+    assert (cy_round_2["round"], cy_round_2["bid"], cy_round_2["tricks"]) == ("2", "1", "0")
+    assert (cy_round_2["points"], cy_round_2["total"], cy_round_2["made"]) == ("'-10", "10", "no")
+    assert [row["total"] for row in rows[-3:]] == ["90", "30", "0"]
+    for row in rows:
+        for value in row.values():
+            assert not value.startswith(("=", "+", "-", "@", "\t", "\r"))
+
+
+# --------------------------------------------------------------------------------------------
+# JSON export
+# --------------------------------------------------------------------------------------------
+
+
+def test_game_json_is_versioned_and_carries_rules_seats_rounds_and_history(client, app):
+    with app.app_context():
+        game = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, changes=HISTORY)
+        game_id, uid = game.id, game.uid
+    response = client.get(f"/history/{game_id}/export.json")
+    assert response.mimetype == "application/json"
+    data = json.loads(response.data)
+    assert (data["format"], data["version"], data["kind"]) == ("wizard-scorekeeper", 1, "game")
+    (game,) = data["games"]
+    assert game["uid"] == uid
+    assert game["rules"] == THREE.to_dict()
+    assert game["seats"] == ["Ann", "Bob", "Cy"]
+    assert game["rounds"][2]["entries"][0] == {"seat": 0, "bid": 2, "cloud_bid": None, "tricks": 2}
+    assert [change["action"] for change in game["history"]] == ["create_game", "edit_round"]
+    assert game["history"][1]["before"] == HISTORY[1]["before"]
+    assert game["result"] == {"totals": [90, 30, 0], "ranks": [1, 2, 3], "winners": ["Ann"]}
+    assert "live_token" not in game
+
+
+# --------------------------------------------------------------------------------------------
+# Backup and restore
+# --------------------------------------------------------------------------------------------
+
+
+def test_backup_restored_into_an_empty_instance_gives_an_identical_backup(db_app, tmp_path):
+    with db_app.app_context():
+        seed_variety()
+        first = exchange.backup_json()
+    fresh = create_app(
+        make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'fresh.sqlite'}")
+    )
+    with fresh.app_context():
+        db.create_all()
+        result = exchange.import_file(first.encode())
+        assert (result.games_added, result.players_added, result.games_skipped) == (3, 5, 0)
+        second = exchange.backup_json()
+        db.engine.dispose()
+    assert second == first
+    assert json.loads(first)["games"][1]["rounds"][4]["state"] == "bidding"
+
+
+def test_restore_into_the_same_instance_adds_nothing(db_app):
+    with db_app.app_context():
+        seed_variety()
+        backup = exchange.backup_json()
+        before = counts()
+        result = exchange.import_file(backup.encode())
+        assert (result.games_added, result.players_added, result.games_skipped) == (0, 0, 3)
+        assert counts() == before
+        assert exchange.backup_json() == backup
+
+
+def test_restore_into_a_non_empty_instance_matches_players_by_name_and_games_by_uid(app, tmp_path):
+    other = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'o.sqlite'}"))
+    with other.app_context():
+        db.create_all()
+        make_game(["  ann ", "BOB", "Zed"], ROUNDS, game_rules=THREE)
+        shared = make_game(["Ann", "Bob", "Cy"], ROUNDS[:1], game_rules=THREE)
+        shared_uid = shared.uid
+        backup = exchange.backup_json()
+        db.engine.dispose()
+    with app.app_context():
+        mine = make_game(["Ann", "Bob", "Cy"], ROUNDS[:1], game_rules=THREE)
+        mine.uid = shared_uid  # the same game, restored here before
+        db.session.commit()
+        result = exchange.import_file(backup.encode())
+        assert (result.games_added, result.games_skipped, result.players_added) == (1, 1, 1)
+        names = db.session.scalars(sa.select(Player.name).order_by(Player.name_key)).all()
+        assert names == ["Ann", "Bob", "Cy", "Zed"]  # "  ann " and "BOB" matched the roster
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 2
+
+
+def restore_upload(client, body: bytes, filename: str = "backup.json"):
+    return client.post(
+        "/history/restore",
+        data={"backup": (io.BytesIO(body), filename)},
+        content_type="multipart/form-data",
+    )
+
+
+def valid_backup(app) -> dict:
+    with app.app_context():
+        seed_variety()
+        data = json.loads(exchange.backup_json())
+        # Restoring into this very instance would skip everything: give the games new ids.
+        for n, game in enumerate(data["games"]):
+            game["uid"] = f"00000000-0000-0000-0000-00000000000{n}"
+            game.pop("live_token")
+    return data
+
+
+def test_restore_page_adds_games_and_says_what_it_did(client, app):
+    data = valid_backup(app)
+    response = restore_upload(client, json.dumps(data).encode())
+    assert response.status_code == 303
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Restored: 3 games and 0 players added; 0 games were already here." in page
+
+
+def broken(data: dict, change) -> bytes:
+    change(data)
+    return json.dumps(data).encode()
+
+
+def set_tricks(data: dict) -> None:
+    data["games"][0]["rounds"][1]["entries"][0]["tricks"] = 3
+
+
+@pytest.mark.parametrize(
+    ("make_body", "message"),
+    [
+        (lambda d: b"{not json", "This file is not valid JSON (line 1, column 2)."),
+        (lambda d: b"\xff\xfe\x00garbage", "This file is not text."),
+        (lambda d: b"[1, 2]", "not a Wizard Scorekeeper backup"),
+        (lambda d: broken(d, lambda x: x.update(version=2)), "format version 2; this app reads"),
+        (lambda d: broken(d, lambda x: x.update(version="1")), "format version 1; this app reads"),
+        (lambda d: broken(d, set_tricks), "round 2: it breaks the rules of the game (tricks_"),
+        (
+            lambda d: broken(d, lambda x: x["games"][0]["rules"].update(players=9)),
+            "its rules are not valid (players_out_of_range)",
+        ),
+        (
+            lambda d: broken(d, lambda x: x["games"][1]["seats"].__setitem__(0, "Nobody")),
+            "every seat must name a player of the file.",
+        ),
+        (
+            lambda d: broken(d, lambda x: x["games"][0]["rounds"][0].update(hand_size=99)),
+            "the cards must be 1 to 20.",
+        ),
+        (
+            lambda d: broken(d, lambda x: x["games"][0]["history"][0].update(created_at="soon")),
+            "a history entry is not valid.",
+        ),
+        (
+            lambda d: broken(d, lambda x: x["games"].append(x["games"][0])),
+            "this game appears twice in the file.",
+        ),
+    ],
+)
+def test_an_invalid_file_is_refused_with_a_message_and_changes_nothing(
+    client, app, make_body, message
+):
+    body = make_body(valid_backup(app))
+    with app.app_context():
+        before = counts()
+    response = restore_upload(client, body)
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True)
+    with app.app_context():
+        assert counts() == before
+
+
+def test_a_valid_game_after_an_invalid_one_is_not_stored_either(client, app):
+    data = valid_backup(app)
+    set_tricks(data)  # game 1 is broken, games 2 and 3 are fine
+    with app.app_context():
+        before = counts()
+    assert restore_upload(client, json.dumps(data).encode()).status_code == 422
+    with app.app_context():
+        assert counts() == before
+
+
+def test_restore_without_a_file_says_to_choose_one(client):
+    response = client.post("/history/restore", data={}, content_type="multipart/form-data")
+    assert response.status_code == 422
+    assert "Choose a backup file to restore." in response.get_data(as_text=True)
+
+
+def test_a_50_mb_upload_is_refused_with_the_app_message(client, app):
+    with app.app_context():
+        before = counts()
+    # Encoded in memory: the test client would spool it to a file the early 413 never closes.
+    boundary, body = encode_multipart(
+        {"backup": FileStorage(io.BytesIO(b" " * (50 * 1024 * 1024)), "backup.json")}
+    )
+    response = client.post(
+        "/history/restore", data=body, content_type=f"multipart/form-data; boundary={boundary}"
+    )
+    assert response.status_code == 413
+    page = response.get_data(as_text=True)
+    assert "This file is too large: backups up to 50 MB can be restored." in page
+    assert 'name="backup"' in page
+    with app.app_context():
+        assert counts() == before
+
+
+def test_restore_needs_the_csrf_token(tmp_path):
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'c.sqlite'}", WTF_CSRF_ENABLED=True
+        )
+    )
+    with app.app_context():
+        db.create_all()
+    response = restore_upload(app.test_client(), b"{}")
+    assert response.status_code == 400
+    assert "Reload it and try again." in response.get_data(as_text=True)
+    with app.app_context():
+        db.engine.dispose()
+
+
+def test_backup_download_is_an_attachment(client, app):
+    with app.app_context():
+        seed_variety()
+    response = client.get("/history/backup.json")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"].startswith(
+        'attachment; filename="wizard-backup-'
+    )
+    assert json.loads(response.data)["kind"] == "backup"
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_export_then_import_into_another_instance(app, tmp_path):
+    with app.app_context():
+        seed_variety()
+    path = tmp_path / "backup.json"
+    result = app.test_cli_runner().invoke(args=["export", "--output", str(path)])
+    assert result.exit_code == 0, result.output
+    other = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'o.sqlite'}"))
+    with other.app_context():
+        db.create_all()
+    result = other.test_cli_runner().invoke(args=["import", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "3 games and 5 players added; 0 games were already here." in result.output
+    with other.app_context():
+        assert exchange.backup_json() == path.read_text()
+        db.engine.dispose()
+
+
+def test_cli_import_of_a_bad_file_fails_and_says_why(app, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "wizard-scorekeeper", "version": 7}')
+    result = app.test_cli_runner().invoke(args=["import", str(path)])
+    assert result.exit_code == 1
+    assert "format version 7" in result.output
+
+
+def test_cli_export_to_standard_output(app):
+    result = app.test_cli_runner().invoke(args=["export"])
+    assert result.exit_code == 0
+    assert json.loads(result.output)["games"] == []
