@@ -4,10 +4,11 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, abort, render_template, request
+from sqlalchemy.orm import subqueryload
 
 from .. import records, stats
 from ..extensions import db
-from ..models import Game, GameStatus, Player, Seat
+from ..models import Game, GameStatus, Player, Round, Seat
 from .history import PeriodFilter, page_or_fragment, period_conditions
 
 bp = Blueprint("players", __name__, url_prefix="/players")
@@ -30,10 +31,23 @@ def index() -> str:
     return render_template("players/index.html", roster=roster)
 
 
+def many_games_query() -> sa.Select[tuple[Game]]:
+    """Games with seats, players, rounds and entries in four queries, however many games.
+
+    ``records.game_query`` loads with ``selectinload``, which splits its IN lists into
+    batches of 500 rows: fine for a page of games, but a player's whole history would cost
+    one more query per 500 rounds. ``subqueryload`` repeats the games query instead.
+    """
+    return sa.select(Game).options(
+        subqueryload(Game.seats).joinedload(Seat.player),
+        subqueryload(Game.rounds).subqueryload(Round.entries),
+    )
+
+
 def played_games(player: Player, conditions: list[Any]) -> list[stats.PlayedGame]:
     """The player's finished games in the period, loaded in a fixed number of queries."""
     games = db.session.scalars(
-        records.game_query()
+        many_games_query()
         .where(
             Game.status == GameStatus.FINISHED,
             Game.seats.any(Seat.player_id == player.id),

@@ -1,0 +1,84 @@
+"""Pages run a fixed number of SQL queries, however many games, rounds or players exist."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+from sqlalchemy import event
+
+from scorekeeper import rules
+from scorekeeper.extensions import db
+from tests.factories import BASE_TIME, make_game, random_rounds
+
+NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]
+
+
+@contextmanager
+def counted(app) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+
+def seed(app, games: int) -> None:
+    """``games`` finished games of 3 to 6 players, all including Ann, in one transaction."""
+    with app.app_context():
+        for n in range(games):
+            players = 3 + n % 4
+            game_rules = rules.GameRules(players=players, bid_rule="free")
+            rounds = random_rounds(game_rules, seed=n)
+            make_game(
+                NAMES[:players],
+                rounds,
+                game_rules=game_rules,
+                created_at=BASE_TIME + timedelta(hours=n),
+                changes=[{"action": "record_round", "round_number": 1, "after": {"n": n}}],
+                commit=False,
+            )
+        db.session.commit()
+
+
+def queries(app, url: str) -> int:
+    client = app.test_client()
+    with counted(app) as statements:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(statements)
+
+
+URLS = (
+    "/history/",
+    "/history/?player=1&status=finished&plan=standard&date_from=2024-01-01",
+    "/history/1",
+    "/history/1/replay?round=2",
+    "/players/1",
+    "/players/1?date_from=2024-05-01&date_to=2030-01-01",
+    "/players/",
+)
+
+
+def test_page_queries_do_not_grow_with_the_number_of_games(db_app):
+    seed(db_app, 1)
+    with_one = {url: queries(db_app, url) for url in URLS}
+    seed(db_app, 199)
+    with_two_hundred = {url: queries(db_app, url) for url in URLS}
+    assert with_one == with_two_hundred
+    assert max(with_one.values()) <= 8
+
+
+def test_game_page_queries_do_not_grow_with_rounds_or_players(app):
+    with app.app_context():
+        small = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=1))
+        big = rules.GameRules(players=6, bid_rule="free")
+        small_id = make_game(NAMES[:3], random_rounds(small), game_rules=small).id
+        big_id = make_game(NAMES, random_rounds(big), game_rules=big).id
+    assert queries(app, f"/history/{small_id}") == queries(app, f"/history/{big_id}")
