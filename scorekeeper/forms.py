@@ -38,6 +38,21 @@ _SECTION_OF_FIELD = {
 }
 
 
+# The parts of the setup page that show messages, top to bottom, and the fields of each.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "seats": ("seats",),
+    "new_name": ("new_name",),
+    "first_dealer": ("first_dealer",),
+    "plan": ("plan", "plan_rounds", "plan_custom"),
+    "bid_rule": ("bid_rule",),
+    "bid_reveal": ("bid_reveal",),
+    "variants": ("saboteur", "jester_bid", "tie_break_by_bids"),
+    "jubilee": ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
+    "table_notes": ("table_notes",),
+    "form": ("csrf_token",),
+}
+
+
 def clean_name(name: str) -> str:
     """A typed name as it is stored: surrounding spaces dropped, inner runs of spaces single."""
     return " ".join(name.split())
@@ -111,7 +126,7 @@ class NewGameForm(FlaskForm):
         Returns False (with the reason under "new_name") when the name cannot be seated.
         """
         name = clean_name(typed)
-        seated = {name_key(seat) for seat in self.seats.data}
+        seated = {name_key(seat): seat for seat in self.seats.data}
         if not name:
             self._problem("new_name", _("Type a name first."))
         elif len(name) > NAME_MAX_LENGTH:
@@ -119,7 +134,9 @@ class NewGameForm(FlaskForm):
                 "new_name", _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
             )
         elif name_key(name) in seated:
-            self._problem("new_name", _("%(name)s is already at the table.", name=name))
+            self._problem(
+                "new_name", _("%(name)s is already at the table.", name=seated[name_key(name)])
+            )
         elif len(self.seats.data) >= rules.MAX_PLAYERS:
             self._problem(
                 "new_name", _("A table has at most %(max)d players.", max=rules.MAX_PLAYERS)
@@ -255,23 +272,12 @@ class NewGameForm(FlaskForm):
 
     # -- for the template ---------------------------------------------------------------------
 
+    def first_section_with_messages(self) -> str | None:
+        """The first part of the page, top to bottom, that has a message (for a link to it)."""
+        return next((section for section in SECTIONS if self.messages_for(section)), None)
+
     def messages_for(self, section: str) -> Sequence[str]:
         """Every message for one section of the page: field errors, then rules problems."""
-        fields = {
-            "seats": ("seats",),
-            "new_name": ("new_name",),
-            "first_dealer": ("first_dealer",),
-            "plan": ("plan", "plan_rounds", "plan_custom"),
-            "bid_rule": ("bid_rule",),
-            "bid_reveal": ("bid_reveal",),
-            "variants": ("saboteur", "jester_bid", "tie_break_by_bids"),
-            "jubilee": ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
-            "table_notes": ("table_notes",),
-            "form": ("csrf_token",),
-        }.get(section, ())
+        fields = SECTIONS.get(section, ())
         found = [str(error) for name in fields if name in self for error in self[name].errors]
         return found + self.problems.get(section, [])
-
-    @property
-    def has_messages(self) -> bool:
-        return bool(self.problems) or any(field.errors for field in self)

@@ -177,7 +177,7 @@ def test_name_matching_a_roster_name_ignoring_case_and_spaces_is_that_player(cli
 def test_duplicate_name_is_refused(client, app, as_htmx):
     response = post(client, as_htmx, action="add", new_name=" ann ", seats=["Ann", "Bob"])
     assert response.status_code == 422
-    assert "ann is already at the table." in text(response)
+    assert "Ann is already at the table." in text(response)
     assert seats_of(response) == ["Ann", "Bob"]
     response = post(client, as_htmx, action="start", seats=["Ann", "Bob", "ANN"])
     assert response.status_code == 422
@@ -411,7 +411,9 @@ def test_incompatible_rules_are_refused_next_to_the_field(client, app, as_htmx, 
     response = post(client, as_htmx, action="start", seats=FOUR, first_dealer="2", **data)
     assert response.status_code == 422
     assert message in section(response, "Bid rule")
-    assert "Nothing was started" in text(response)
+    assert "Nothing was started." in text(response)
+    assert 'href="#setup-error-bid_rule1"' in text(response), "a link to the message"
+    assert 'id="setup-error-bid_rule1"' in text(response)
     # Values kept: the seats, the dealer and every choice.
     assert seats_of(response) == FOUR
     assert checked(response, "first_dealer") == ["2"]
