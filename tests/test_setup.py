@@ -139,11 +139,18 @@ def test_typed_name_is_trimmed_and_seated_but_nothing_is_stored(client, app, as_
     assert count(app, Game) == 0
 
 
-def test_pressing_enter_in_the_name_box_adds_the_name(client):
-    """The first submit button in the form is the hidden "add", which Enter presses."""
+def test_pressing_enter_adds_the_name_typed_and_otherwise_changes_nothing(client, as_htmx):
+    """The first submit button in the form is the hidden "enter", which Enter presses."""
     page = text(client.get(URL))
     first_button = re.search(r"<button[^>]*>", page[page.index('<form id="setup-form"') :])
-    assert 'value="add"' in first_button.group(0)
+    assert 'value="enter"' in first_button.group(0)
+    response = post(client, as_htmx, action="enter", new_name="Eve", seats=["Ann"])
+    assert seats_of(response) == ["Ann", "Eve"]
+    # Enter in the rounds box: no name typed, so no "type a name" complaint either.
+    response = post(client, as_htmx, action="enter", seats=["Ann"], plan_rounds="7")
+    assert response.status_code == 200
+    assert seats_of(response) == ["Ann"]
+    assert "field-error" not in text(response)
 
 
 def test_roster_players_are_tap_to_add_buttons(client, app, as_htmx):

@@ -101,6 +101,9 @@ def new_game() -> Response:
     action = form.action.data or ""
     if action == "start":
         return start_game(form, roster)
+    if action == "enter":
+        # Enter pressed in a text box: add the name typed; elsewhere it just keeps the values.
+        action = "add" if form.new_name.data.strip() else ""
     # Seat controls store nothing; CSRF was already checked for the whole app.
     ok = seat_action(form, action, roster)
     form.focus_name = action == "add" and ok
