@@ -98,7 +98,8 @@ def running_totals_chart(
     x_ticks = tuple(
         Tick(number, x_of(number))
         for number in range(0, rounds + 1)
-        if number % label_every == 0 or number == rounds
+        # The last round is always labelled; a regular label too close before it is dropped.
+        if number == rounds or (number % label_every == 0 and rounds - number >= label_every)
     )
     y_ticks = tuple(Tick(value, y_of(value)) for value in range(low, high + 1, step))
     series = []
