@@ -43,6 +43,11 @@ TABLE_NOTE_LABELS = {
 }
 ACTION_LABELS = {
     "create_game": _l("Game started"),
+    "set_trump": _l("Trump recorded"),
+    "bid": _l("Bid"),
+    "bids": _l("Bids"),
+    "take_back_bid": _l("Bid taken back"),
+    "werewolf": _l("Werewolf changed the trump"),
     "record_round": _l("Round recorded"),
     "edit_round": _l("Round corrected"),
     "undo": _l("Undone"),

@@ -616,6 +616,15 @@ _MESSAGES: dict[str, Callable[[_Context], str]] = {
     "tricks_missing": _simple("Tricks missing for %(name)s."),
     "tricks_out_of_range": _simple("%(name)s can take 0 to %(max)s tricks, not %(value)s."),
     "tricks_total": _tricks_total,
+    # The order of play at the table (scorekeeper.games)
+    "not_bidders_turn": _simple("It is not %(name)s's turn to bid: reload the page."),
+    "trump_first": _simple("Record the trump first."),
+    "bids_first": _simple("Record every bid first."),
+    "bidding_started": _simple("Bidding has started: the dealer can no longer change."),
+    "no_bid_to_take_back": _simple("There is no bid to take back."),
+    "round_closed": _simple("This round is already scored or the game is over."),
+    "round_not_scored": _simple("Only a round that was played can be corrected."),
+    "game_not_in_progress": _simple("This game is no longer being played."),
 }
 
 KNOWN_CODES: frozenset[str] = frozenset(_MESSAGES)

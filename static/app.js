@@ -1,25 +1,89 @@
 // Wizard Scorekeeper: the few lines of script htmx does not cover.
+// Everything here is a convenience: every form also works without JavaScript.
 (function () {
   "use strict";
-  var status = function () { return document.getElementById("net-status"); };
 
-  function showNetworkProblem(message) {
-    var box = status();
+  // --- A failed request is visible, and the entries stay on the page for a retry. ---
+  function statusBox() { return document.getElementById("net-status"); }
+  function showProblem(text) {
+    var box = statusBox();
     if (!box) return;
-    box.textContent = message;
+    box.textContent = text;
     box.hidden = false;
   }
-
   document.addEventListener("htmx:sendError", function () {
-    showNetworkProblem(document.body.dataset.notSaved || "Not saved: no connection. Your entries are still here; tap save again to retry.");
+    showProblem(document.body.dataset.notSaved ||
+      "Not saved: no connection. Your entries are still here; tap save again to retry.");
   });
   document.addEventListener("htmx:responseError", function () {
-    showNetworkProblem(document.body.dataset.serverError || "Not saved: the server had a problem. Tap save again to retry.");
+    showProblem(document.body.dataset.serverError ||
+      "Not saved: the server had a problem. Tap save again to retry.");
   });
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.successful && !event.detail.failed) {
-      var box = status();
-      if (box) box.hidden = true;
+    var box = statusBox();
+    if (box && event.detail.successful) box.hidden = true;
+  });
+
+  // --- Tricks: count down what is left and fill in the last player. ---
+  // The total to reach comes from the server (data-required, from the rules module).
+  function tricksState(form) {
+    var required = parseInt(form.dataset.required, 10);
+    var bomb = form.querySelector("[data-bomb]");
+    if (bomb && bomb.checked) required -= 1;
+    var groups = {};
+    form.querySelectorAll('input[type=radio][name^="tricks_"]').forEach(function (input) {
+      (groups[input.name] = groups[input.name] || []).push(input);
+    });
+    var given = 0, open = [];
+    Object.keys(groups).forEach(function (name) {
+      var checked = groups[name].filter(function (i) { return i.checked; })[0];
+      if (checked) given += parseInt(checked.value, 10); else open.push(groups[name]);
+    });
+    return { required: required, left: required - given, open: open };
+  }
+
+  function updateTricks(form, autofill) {
+    var state = tricksState(form);
+    if (autofill && state.open.length === 1 && state.left >= 0) {
+      var match = state.open[0].filter(function (i) { return parseInt(i.value, 10) === state.left; })[0];
+      if (match) { match.checked = true; state = tricksState(form); }
     }
+    var out = form.querySelector("[data-remaining]");
+    if (!out) return;
+    out.textContent = String(state.left);
+    var line = out.parentElement;
+    line.classList.toggle("over", state.left < 0);
+    line.classList.toggle("done", state.left === 0 && state.open.length === 0);
+  }
+
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest && event.target.closest("form[data-required]");
+    if (form) updateTricks(form, event.target.type === "radio");
+  });
+  function initTricks(root) {
+    (root || document).querySelectorAll("form[data-required]").forEach(function (form) {
+      updateTricks(form, false);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { initTricks(); keepAwake(); });
+  document.addEventListener("htmx:afterSettle", function (event) { initTricks(event.target); keepAwake(); });
+
+  // --- Keep the screen on while a game is being played (where the browser allows it). ---
+  var lock = null;
+  function keepAwake() {
+    var wanted = !!document.querySelector("[data-keep-awake]");
+    if (!("wakeLock" in navigator)) return;
+    if (wanted && !lock) {
+      navigator.wakeLock.request("screen").then(function (l) {
+        lock = l;
+        lock.addEventListener("release", function () { lock = null; });
+      }).catch(function () { lock = null; });
+    } else if (!wanted && lock) {
+      lock.release();
+      lock = null;
+    }
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") keepAwake();
   });
 })();

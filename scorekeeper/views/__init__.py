@@ -2,10 +2,12 @@
 
 from flask import Flask
 
-from . import history, main, players
+from . import history, main, play, players, setup
 
 
 def register(app: Flask) -> None:
     app.register_blueprint(main.bp)
+    app.register_blueprint(play.bp)
+    app.register_blueprint(setup.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(players.bp)

@@ -1,0 +1,441 @@
+"""At the table: the round screen, each step of a round, corrections, undo and the end.
+
+Every write goes through :func:`_write`: parse the form, let the rules decide, store
+through :func:`scorekeeper.games.apply_change`, then answer with the table fragment (htmx)
+or a redirect back to the table (plain form post).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_htmx import make_response as htmx_response
+from flask_wtf import FlaskForm
+
+from .. import games, history_labels, messages, play_forms, rules
+from ..extensions import db, htmx
+from ..models import Game, GameStatus, Round, RoundState
+from ..records import game_query, player_names, round_records, rules_of, sheet_of
+
+bp = Blueprint("play", __name__, url_prefix="/games")
+
+Errors = dict[str, list[str]]
+
+
+def new_request_key() -> str:
+    """A fresh key for one rendered form: its retries and double taps share it."""
+    return secrets.token_urlsafe(16)
+
+
+def standings_order(sheet: rules.ScoreSheet) -> list[int]:
+    """Seats from first place down; ties keep seat order."""
+    return sorted(range(sheet.players), key=lambda seat: (sheet.ranks[seat], seat))
+
+
+@bp.record_once
+def _template_helpers(state: Any) -> None:
+    state.app.jinja_env.globals.update(
+        trump_label=messages.trump_label,
+        cause_label=messages.cause_label,
+        reveal_label=messages.reveal_label,
+        rules_summary=messages.rules_summary,
+        problem_message=messages.problem_message,
+        forbidden_message=messages.forbidden_bid_message,
+        action_label=history_labels.action_label,
+        standings_order=standings_order,
+    )
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def load_game(game_id: int) -> Game:
+    game = db.session.scalar(game_query().where(Game.id == game_id))
+    if game is None:
+        abort(404, _("There is no game %(number)s.", number=game_id))
+    return game
+
+
+def step_of(game: Game, round_: Round | None) -> str:
+    """Which part of the round the table is at: trump, bids, tricks, or the end."""
+    if round_ is None:
+        return "finished" if game.status == GameStatus.FINISHED else "closed"
+    if game.status != GameStatus.IN_PROGRESS:
+        return "closed"
+    if not games.trump_is_set(round_):
+        return "trump"
+    if round_.state == RoundState.BIDDING:
+        return "bids"
+    return "tricks"
+
+
+def table_context(
+    game: Game,
+    *,
+    errors: Errors | None = None,
+    notice: str | None = None,
+    kept: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything the round screen shows, computed by the rules module."""
+    game_rules = rules_of(game)
+    names = player_names(game)
+    sheet = sheet_of(game)
+    round_ = games.open_round(game)
+    step = step_of(game, round_)
+    context: dict[str, Any] = {
+        "game": game,
+        "rules": game_rules,
+        "names": names,
+        "sheet": sheet,
+        "round": round_,
+        "step": step,
+        "errors": errors or {},
+        "notice": notice,
+        "kept": kept or {},
+        "request_key": new_request_key,
+        "undo_change": games.undoable(game),
+        "flags": rules.flagged_rounds(game_rules, round_records(game)),
+        "winner_names": [names[seat] for seat in sheet.winners],
+    }
+    if round_ is not None and step != "closed":
+        bids = games.bids_of(round_)
+        context |= {
+            "bids": bids,
+            "bid_order": rules.bid_order(game_rules, round_.dealer),
+            "first_lead": rules.first_lead(round_.dealer, game_rules.players),
+            "trump_choice": rules.trump_choice(game_rules, round_.number, round_.hand_size),
+            "next_bidder": games.next_bidder(game_rules, round_),
+            "forbidden": rules.forbidden_bid(
+                game_rules, round_.number, round_.hand_size, round_.dealer, bids, sheet.totals
+            ),
+            "bid_total": sum(b for b in bids.values() if b is not None),
+            "required_tricks": rules.required_trick_total(round_.hand_size, False),
+            "all_made_possible": rules.everyone_made_bid_possible(round_.hand_size, bids, False),
+            "secret": game_rules.bid_reveal == rules.BidReveal.SECRET,
+        }
+    return context
+
+
+def render_table(game: Game, status: int = 200, **context: Any) -> Response:
+    template = "play/_table.html" if htmx else "play/table.html"
+    body = render_template(template, **table_context(game, **context))
+    response = Response(body, status=status)
+    response.vary.add("HX-Request")
+    return response
+
+
+@bp.get("/<int:game_id>")
+def table(game_id: int) -> Response:
+    return render_table(load_game(game_id))
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def problems_to_errors(problems: tuple[rules.Problem, ...], names: list[str]) -> Errors:
+    """Place each rule problem next to its field (``bid_2``, ``tricks``, ``trump`` …)."""
+    errors: Errors = {}
+    for problem in problems:
+        key = problem.field or "form"
+        if problem.seat is not None and problem.field in ("bid", "tricks"):
+            key = f"{problem.field}_{problem.seat}"
+        errors.setdefault(key, []).append(messages.problem_message(problem, names))
+    return errors
+
+
+def form_errors(form: FlaskForm) -> Errors:
+    return {name: [str(message) for message in found] for name, found in form.errors.items()}
+
+
+def _write(
+    game_id: int,
+    number: int | None,
+    form: FlaskForm,
+    action: str,
+    change: Callable[[Game, Round | None], dict[str, Any] | None],
+    *,
+    rounds_touched: Callable[[Game, Round | None], list[int]] | None = None,
+    needs_open_round: bool = True,
+) -> Response:
+    game = load_game(game_id)
+    kept = dict(request.form)
+    if not form.validate_on_submit():
+        return render_table(game, 422, errors=form_errors(form), kept=kept)
+    if games.already_applied(form.request_key.data):
+        return done(game_id)
+    round_ = None
+    if number is not None:
+        round_ = next((r for r in game.rounds if r.number == number), None)
+        current = games.open_round(game)
+        if round_ is None or (needs_open_round and round_ is not current):
+            notice = _("Round %(number)s is not the round being played.", number=number)
+            return render_table(game, 422, notice=notice, kept=kept)
+    touched = rounds_touched(game, round_) if rounds_touched else ([number] if number else [])
+    try:
+        games.apply_change(
+            game,
+            version=form.version.data,
+            request_key=form.request_key.data,
+            action=action,
+            rounds_touched=touched,
+            change=lambda: change(game, round_),
+        )
+    except games.AlreadyApplied:
+        pass
+    except games.StaleGame:
+        db.session.expire_all()
+        game = load_game(game_id)
+        notice = _("Changed on another phone: this is the latest state. Check it and enter again.")
+        return render_table(game, 409, notice=notice)
+    except games.RulesRejected as rejected:
+        db.session.expire_all()
+        game = load_game(game_id)
+        errors = problems_to_errors(rejected.problems, player_names(game))
+        return render_table(game, 422, errors=errors, kept=kept)
+    return done(game_id)
+
+
+def done(game_id: int, endpoint: str = "play.table") -> Response:
+    """After a successful write: the fresh table for htmx, a redirect for a plain post."""
+    if htmx and endpoint == "play.table":
+        db.session.expire_all()
+        return render_table(load_game(game_id))
+    target = url_for(endpoint, game_id=game_id)
+    if htmx:
+        return htmx_response(redirect=target)
+    return redirect(target, 303)
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/trump")
+def trump(game_id: int, number: int) -> Response:
+    form = play_forms.TrumpForm()
+
+    def change(game: Game, round_: Round | None) -> None:
+        cause, suit = form.cause_and_trump()
+        games.set_trump(game, round_, cause, suit)
+
+    return _write(game_id, number, form, "set_trump", change)
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/dealer")
+def dealer(game_id: int, number: int) -> Response:
+    form = play_forms.DealerForm()
+    return _write(
+        game_id,
+        number,
+        form,
+        "change_dealer",
+        lambda game, round_: games.change_dealer(game, round_, form.dealer.data),
+    )
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/bid")
+def bid(game_id: int, number: int) -> Response:
+    form = play_forms.BidForm()
+    return _write(
+        game_id,
+        number,
+        form,
+        "bid",
+        lambda game, round_: games.record_bid(game, round_, form.seat.data, form.bid.data),
+    )
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/bids")
+def bids(game_id: int, number: int) -> Response:
+    players = len(load_game(game_id).seats)
+    form = play_forms.bids_form(players)
+    return _write(
+        game_id,
+        number,
+        form,
+        "bids",
+        lambda game, round_: games.record_bids(
+            game, round_, play_forms.seat_values(form, "bid", players)
+        ),
+    )
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/take-back")
+def take_back_bid(game_id: int, number: int) -> Response:
+    form = play_forms.PlainWriteForm()
+    return _write(game_id, number, form, "take_back_bid", games.clear_last_bid)
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/werewolf")
+def werewolf(game_id: int, number: int) -> Response:
+    form = play_forms.WerewolfForm()
+    return _write(
+        game_id,
+        number,
+        form,
+        "werewolf",
+        lambda game, round_: games.set_werewolf(game, round_, form.new_trump()),
+    )
+
+
+def _outcome(
+    form: FlaskForm, round_: Round, players: int
+) -> tuple[dict, rules.CloudChange | None, bool]:
+    """Tricks, Cloud change and Bomb from a tricks or edit form."""
+    bomb = bool(form.bomb.data)
+    cloud = None
+    if form.cloud_seat.data is not None and form.cloud_change.data:
+        seat = form.cloud_seat.data
+        bid = games.bids_of(round_).get(seat) if 0 <= seat < players else None
+        cloud = rules.CloudChange(seat, (bid if bid is not None else 0) + form.cloud_change.data)
+    tricks = play_forms.seat_values(form, "tricks", players)
+    if form.all_made.data:
+        bids = games.bids_of(round_)
+        tricks = {seat: bids.get(seat) or 0 for seat in range(players)}
+        if cloud is not None:
+            tricks[cloud.seat] = cloud.new_bid
+    return tricks, cloud, bomb
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/tricks")
+def tricks(game_id: int, number: int) -> Response:
+    players = len(load_game(game_id).seats)
+    form = play_forms.tricks_form(players)
+
+    def change(game: Game, round_: Round | None) -> None:
+        values, cloud, bomb = _outcome(form, round_, players)
+        games.record_tricks(game, round_, values, cloud=cloud, bomb=bomb)
+
+    return _write(game_id, number, form, "record_round", change)
+
+
+@bp.post("/<int:game_id>/undo")
+def undo(game_id: int) -> Response:
+    form = play_forms.PlainWriteForm()
+    game = load_game(game_id)
+    target = games.undoable(game)
+    if target is None:
+        return render_table(game, 422, notice=_("There is nothing to undo."))
+    numbers = sorted(
+        {r["number"] for r in target.before["rounds"]}
+        | {r["number"] for r in target.after["rounds"]}
+    )
+    return _write(
+        game_id,
+        None,
+        form,
+        "undo",
+        lambda game, _round: games.undo(game, target),
+        rounds_touched=lambda game, _round: numbers,
+    )
+
+
+@bp.post("/<int:game_id>/abandon")
+def abandon(game_id: int) -> Response:
+    form = play_forms.PlainWriteForm()
+    return _write(game_id, None, form, "abandon", lambda game, _round: games.abandon(game))
+
+
+@bp.post("/<int:game_id>/again")
+def play_again(game_id: int) -> Response:
+    form = play_forms.PlainWriteForm()
+    game = load_game(game_id)
+    if not form.validate_on_submit():
+        return render_table(game, 422, errors=form_errors(form))
+    new_game = games.play_again(game)
+    return (
+        done(new_game.id, "play.table")
+        if not htmx
+        else htmx_response(redirect=url_for("play.table", game_id=new_game.id))
+    )
+
+
+# --- the score sheet and corrections -------------------------------------------------------
+
+
+@bp.get("/<int:game_id>/sheet")
+def sheet(game_id: int) -> Response:
+    game = load_game(game_id)
+    context = table_context(game)
+    response = Response(render_template("play/sheet.html", **context))
+    response.vary.add("HX-Request")
+    return response
+
+
+def edit_context(
+    game: Game, round_: Round, form: FlaskForm, errors: Errors | None = None
+) -> dict[str, Any]:
+    return table_context(game, errors=errors) | {
+        "edit_round": round_,
+        "form": form,
+        "edit_bids": games.bids_of(round_),
+        "edit_tricks": games.tricks_of(round_),
+        "trump_causes": rules.trump_choice(rules_of(game), round_.number, round_.hand_size),
+    }
+
+
+@bp.route("/<int:game_id>/rounds/<int:number>/edit", methods=["GET", "POST"])
+def edit_round(game_id: int, number: int) -> Response | str:
+    game = load_game(game_id)
+    round_ = next(
+        (r for r in game.rounds if r.number == number and r.state == RoundState.SCORED), None
+    )
+    if round_ is None:
+        abort(404, _("Round %(number)s has not been played yet.", number=number))
+    players = len(game.seats)
+    form = play_forms.edit_round_form(players)
+    if request.method == "GET":
+        return render_template("play/edit_round.html", **edit_context(game, round_, form))
+
+    def change(game: Game, round_: Round | None) -> None:
+        values, cloud, bomb = _outcome(form, round_, players)
+        cause, suit = (form.trump.data or ":").partition(":")[::2]
+        games.edit_round(
+            game,
+            round_,
+            cause=cause or None,
+            trump=suit or None,
+            bids=play_forms.seat_values(form, "bid", players),
+            tricks=values,
+            cloud=cloud,
+            bomb=bomb,
+        )
+
+    if not form.validate_on_submit():
+        return Response(
+            render_template(
+                "play/edit_round.html", **edit_context(game, round_, form, form_errors(form))
+            ),
+            422,
+        )
+    try:
+        games.apply_change(
+            game,
+            version=form.version.data,
+            request_key=form.request_key.data,
+            action="edit_round",
+            rounds_touched=[number],
+            change=lambda: change(game, round_),
+        )
+    except games.AlreadyApplied:
+        pass
+    except games.StaleGame:
+        db.session.expire_all()
+        game = load_game(game_id)
+        round_ = next(r for r in game.rounds if r.number == number)
+        context = edit_context(game, round_, form)
+        context["notice"] = _(
+            "Changed on another phone: this is the latest state. Check it and enter again."
+        )
+        return Response(render_template("play/edit_round.html", **context), 409)
+    except games.RulesRejected as rejected:
+        db.session.expire_all()
+        game = load_game(game_id)
+        round_ = next(r for r in game.rounds if r.number == number)
+        errors = problems_to_errors(rejected.problems, player_names(game))
+        return Response(
+            render_template("play/edit_round.html", **edit_context(game, round_, form, errors)),
+            422,
+        )
+    target = url_for("play.sheet", game_id=game_id)
+    return htmx_response(redirect=target) if htmx else redirect(target, 303)

@@ -1,0 +1,64 @@
+"""Drive the round screens through the test client, the way the page's forms post."""
+
+import re
+
+from flask.testing import FlaskClient
+
+from scorekeeper import games, rules
+from scorekeeper.extensions import db
+from scorekeeper.models import Game
+
+HX = {"HX-Request": "true"}
+
+
+def new_game(names=("Ann", "Bob", "Cara"), first_dealer=0, **rule_options) -> int:
+    game_rules = rules.GameRules(players=len(names), **rule_options)
+    return games.create_game(list(names), first_dealer, game_rules).id
+
+
+def version(game_id: int) -> int:
+    db.session.expire_all()
+    return db.session.get(Game, game_id).version
+
+
+def post(client: FlaskClient, game_id: int, path: str, data: dict, **kwargs):
+    payload = {"version": version(game_id), **data}
+    return client.post(f"/games/{game_id}/{path}", data=payload, **kwargs)
+
+
+def trump(client, game_id, number, value="suit:hearts", **kwargs):
+    return post(client, game_id, f"rounds/{number}/trump", {"trump": value}, **kwargs)
+
+
+def bid(client, game_id, number, seat, value, **kwargs):
+    return post(client, game_id, f"rounds/{number}/bid", {"seat": seat, "bid": value}, **kwargs)
+
+
+def tricks(client, game_id, number, values: dict[int, int], **extra):
+    data = {f"tricks_{seat}": value for seat, value in values.items()}
+    headers = extra.pop("headers", None)
+    return post(client, game_id, f"rounds/{number}/tricks", data | extra, headers=headers)
+
+
+def play_round(
+    client, game_id, number, dealer, bids: list[int], took: list[int], cause="suit:hearts"
+):
+    """Trump, then the bids in bid order (``bids`` by seat), then the tricks."""
+    players = len(bids)
+    trump(client, game_id, number, cause)
+    for step in range(players):
+        seat = (dealer + 1 + step) % players
+        response = bid(client, game_id, number, seat, bids[seat])
+        assert response.status_code == 303, response.get_data(as_text=True)
+    return tricks(client, game_id, number, dict(enumerate(took)))
+
+
+def text(response) -> str:
+    return re.sub(r"\s+", " ", response.get_data(as_text=True))
+
+
+def sheet_totals(client: FlaskClient, game_id: int) -> list[int]:
+    """The totals row of the score sheet page, by seat, as a player reads it."""
+    page = client.get(f"/games/{game_id}/sheet").get_data(as_text=True)
+    footer = page.split("<tfoot>")[1].split("</tfoot>")[0]
+    return [int(value) for value in re.findall(r'class="total[^"]*">(-?\d+)<', footer)]
