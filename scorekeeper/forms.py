@@ -9,8 +9,15 @@ from typing import Any
 
 from flask_babel import gettext as _
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, Field, RadioField, SelectMultipleField, StringField
-from wtforms.validators import ValidationError
+from wtforms import (
+    BooleanField,
+    Field,
+    HiddenField,
+    RadioField,
+    SelectMultipleField,
+    StringField,
+)
+from wtforms.validators import Length, Optional, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from . import messages, rules
@@ -86,6 +93,10 @@ class NewGameForm(FlaskForm):
     """
 
     action = StringField()
+    # One key per setup: a second tap on "Start game" finds the game the first one created.
+    request_key = HiddenField(
+        default=lambda: secrets.token_urlsafe(16), validators=[Optional(), Length(max=64)]
+    )
     seats = SeatListField()
     new_name = StringField(filters=[lambda value: value or ""])
     first_dealer = StringField(default=RANDOM_DEALER)

@@ -232,19 +232,26 @@ def _resolve_players(names: Sequence[str]) -> list[Player]:
     return [existing.get(key) or Player(name) for key, name in zip(keys, names, strict=True)]
 
 
-def create_game(names: Sequence[str], first_dealer: int, game_rules: rules.GameRules) -> Game:
+def create_game(
+    names: Sequence[str],
+    first_dealer: int,
+    game_rules: rules.GameRules,
+    request_key: str | None = None,
+) -> Game:
     """Start a game: seats in the given (clockwise) order, the first round ready to play.
 
     Names matching a roster player ignoring case and spaces are that player; others join
-    the roster.
+    the roster. A repeated ``request_key`` (a double tap on "Start") returns the game the
+    first request created instead of a second one.
     """
+    if (earlier := game_started_by(request_key)) is not None:
+        return earlier
     game = Game(rules=game_rules.to_dict(), first_dealer=first_dealer, version=1)
     for position, player in enumerate(_resolve_players(names)):
         game.seats.append(Seat(player=player, position=position))
     db.session.add(game)
     db.session.flush()
     new_round(game, 1, rules.hand_size(game_rules, 1), first_dealer)
-    db.session.flush()
     db.session.add(
         Change(
             game_id=game.id,
@@ -253,10 +260,28 @@ def create_game(names: Sequence[str], first_dealer: int, game_rules: rules.GameR
             round_number=1,
             before=None,
             after={"players": list(names), "first_dealer": first_dealer, "rules": game.rules},
+            request_key=request_key or None,
         )
     )
-    db.session.commit()
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        if (earlier := game_started_by(request_key)) is not None:
+            return earlier
+        raise
     return game
+
+
+def game_started_by(request_key: str | None) -> Game | None:
+    """The game a "Start game" request with this key created, if any."""
+    if not request_key:
+        return None
+    return db.session.scalar(
+        sa.select(Game)
+        .join(Change, Change.game_id == Game.id)
+        .where(Change.request_key == request_key, Change.action == "create_game")
+    )
 
 
 # --- the steps of a round ------------------------------------------------------------------

@@ -508,3 +508,21 @@ def test_with_csrf_on_the_page_token_is_accepted_and_a_missing_token_refused(csr
     assert count(app, Game) == 1
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Seat)) == 4
+
+
+def test_a_second_tap_on_start_opens_the_same_game(app, client):
+    data = {
+        "action": "start",
+        "request_key": "start-once",
+        "seats": ["Ann", "Bob", "Cara"],
+        "first_dealer": "0",
+        "plan": "standard",
+        "bid_rule": "plus_minus_one",
+        "bid_reveal": "open",
+    }
+    first = client.post("/games/new", data=data)
+    second = client.post("/games/new", data=data)
+    assert first.status_code == second.status_code == 303
+    assert first.headers["Location"] == second.headers["Location"]
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 1

@@ -85,7 +85,9 @@ def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
     game_rules = form.game_rules()
     if game_rules is None:
         return render_form(form, roster, 422)
-    game = games.create_game(form.names(), form.first_dealer_seat(), game_rules)
+    game = games.create_game(
+        form.names(), form.first_dealer_seat(), game_rules, form.request_key.data
+    )
     target = url_for("play.table", game_id=game.id)
     if htmx:
         return htmx_response(redirect=target)
