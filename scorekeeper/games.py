@@ -521,8 +521,9 @@ def abandon(game: Game) -> None:
     game.status = GameStatus.ABANDONED
 
 
-def play_again(game: Game) -> Game:
+def play_again(game: Game, request_key: str | None = None) -> Game:
     """A new game with the same players, seats and rules; the next player deals first."""
     game_rules = rules_of(game)
     names = [seat.player.name for seat in game.seats]
-    return create_game(names, rules.next_seat(game.first_dealer, game_rules.players), game_rules)
+    first_dealer = rules.next_seat(game.first_dealer, game_rules.players)
+    return create_game(names, first_dealer, game_rules, request_key)

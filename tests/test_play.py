@@ -583,3 +583,12 @@ def test_sheet_and_edit_pages_render_for_htmx_and_plain_requests(ctx, client):
         edit = client.get(f"/games/{game_id}/rounds/1/edit", headers=headers)
         assert "Correct round 1" in text(edit)
     assert client.get(f"/games/{game_id}/rounds/2/edit").status_code == 404
+
+
+def test_a_double_tap_on_play_again_starts_one_game(ctx, client):
+    game_id = new_game(plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=1), bid_rule="free")
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    first = post(client, game_id, "again", {"request_key": "again-1"})
+    second = post(client, game_id, "again", {"request_key": "again-1"})
+    assert first.headers["Location"] == second.headers["Location"]
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 2

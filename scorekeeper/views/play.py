@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response as htmx_response
 from flask_wtf import FlaskForm
 
@@ -151,6 +153,50 @@ def form_errors(form: FlaskForm) -> Errors:
     return {name: [str(message) for message in found] for name, found in form.errors.items()}
 
 
+STALE = _l("Changed on another phone: this is the latest state. Check it and enter again.")
+
+
+@dataclass
+class Refusal:
+    """Why a write was not stored, with the game as it is now."""
+
+    status: int
+    game: Game
+    errors: Errors = field(default_factory=dict)
+    notice: str | None = None
+
+
+def store(
+    game: Game,
+    form: FlaskForm,
+    action: str,
+    rounds_touched: list[int],
+    change: Callable[[], dict[str, Any] | None],
+) -> Refusal | None:
+    """Store one write through :func:`games.apply_change`; None when it is stored (or was)."""
+    try:
+        games.apply_change(
+            game,
+            version=form.version.data,
+            request_key=form.request_key.data,
+            action=action,
+            rounds_touched=rounds_touched,
+            change=change,
+        )
+    except games.AlreadyApplied:
+        return None
+    except games.StaleGame:
+        db.session.expire_all()
+        return Refusal(409, load_game(game.id), notice=str(STALE))
+    except games.RulesRejected as rejected:
+        db.session.expire_all()
+        fresh = load_game(game.id)
+        return Refusal(
+            422, fresh, errors=problems_to_errors(rejected.problems, player_names(fresh))
+        )
+    return None
+
+
 def _write(
     game_id: int,
     number: int | None,
@@ -158,9 +204,9 @@ def _write(
     action: str,
     change: Callable[[Game, Round | None], dict[str, Any] | None],
     *,
-    rounds_touched: Callable[[Game, Round | None], list[int]] | None = None,
-    needs_open_round: bool = True,
+    rounds_touched: list[int] | None = None,
 ) -> Response:
+    """A write from the round screen: answered with the table, or a redirect to it."""
     game = load_game(game_id)
     kept = dict(request.form)
     if not form.validate_on_submit():
@@ -169,39 +215,22 @@ def _write(
         return done(game_id)
     round_ = None
     if number is not None:
-        round_ = next((r for r in game.rounds if r.number == number), None)
-        current = games.open_round(game)
-        if round_ is None or (needs_open_round and round_ is not current):
+        round_ = games.open_round(game)
+        if round_ is None or round_.number != number:
             notice = _("Round %(number)s is not the round being played.", number=number)
             return render_table(game, 422, notice=notice, kept=kept)
-    touched = rounds_touched(game, round_) if rounds_touched else ([number] if number else [])
-    try:
-        games.apply_change(
-            game,
-            version=form.version.data,
-            request_key=form.request_key.data,
-            action=action,
-            rounds_touched=touched,
-            change=lambda: change(game, round_),
+    touched = rounds_touched if rounds_touched is not None else ([number] if number else [])
+    refusal = store(game, form, action, touched, lambda: change(game, round_))
+    if refusal is not None:
+        return render_table(
+            refusal.game, refusal.status, errors=refusal.errors, notice=refusal.notice, kept=kept
         )
-    except games.AlreadyApplied:
-        pass
-    except games.StaleGame:
-        db.session.expire_all()
-        game = load_game(game_id)
-        notice = _("Changed on another phone: this is the latest state. Check it and enter again.")
-        return render_table(game, 409, notice=notice)
-    except games.RulesRejected as rejected:
-        db.session.expire_all()
-        game = load_game(game_id)
-        errors = problems_to_errors(rejected.problems, player_names(game))
-        return render_table(game, 422, errors=errors, kept=kept)
     return done(game_id)
 
 
-def done(game_id: int, endpoint: str = "play.table") -> Response:
-    """After a successful write: the fresh table for htmx, a redirect for a plain post."""
-    if htmx and endpoint == "play.table":
+def done(game_id: int, *, endpoint: str = "play.table", swap: bool = True) -> Response:
+    """After a successful write: the fresh table for htmx (``swap``), else go to ``endpoint``."""
+    if htmx and swap:
         db.session.expire_all()
         return render_table(load_game(game_id))
     target = url_for(endpoint, game_id=game_id)
@@ -326,7 +355,7 @@ def undo(game_id: int) -> Response:
         form,
         "undo",
         lambda game, _round: games.undo(game, target),
-        rounds_touched=lambda game, _round: numbers,
+        rounds_touched=numbers,
     )
 
 
@@ -342,12 +371,8 @@ def play_again(game_id: int) -> Response:
     game = load_game(game_id)
     if not form.validate_on_submit():
         return render_table(game, 422, errors=form_errors(form))
-    new_game = games.play_again(game)
-    return (
-        done(new_game.id, "play.table")
-        if not htmx
-        else htmx_response(redirect=url_for("play.table", game_id=new_game.id))
-    )
+    new_game = games.play_again(game, form.request_key.data)
+    return done(new_game.id, swap=False)
 
 
 # --- the score sheet and corrections -------------------------------------------------------
@@ -362,16 +387,24 @@ def sheet(game_id: int) -> Response:
     return response
 
 
-def edit_context(
-    game: Game, round_: Round, form: FlaskForm, errors: Errors | None = None
-) -> dict[str, Any]:
-    return table_context(game, errors=errors) | {
-        "edit_round": round_,
-        "form": form,
-        "edit_bids": games.bids_of(round_),
-        "edit_tricks": games.tricks_of(round_),
-        "trump_causes": rules.trump_choice(rules_of(game), round_.number, round_.hand_size),
-    }
+def render_edit(
+    game: Game,
+    round_: Round,
+    form: FlaskForm,
+    *,
+    errors: Errors | None = None,
+    notice: str | None = None,
+) -> str:
+    """The correction page of a played round (values from the form when it was posted)."""
+    return render_template(
+        "play/edit_round.html",
+        **table_context(game, errors=errors, notice=notice),
+        edit_round=round_,
+        form=form,
+        edit_bids=games.bids_of(round_),
+        edit_tricks=games.tricks_of(round_),
+        trump_causes=rules.trump_choice(rules_of(game), round_.number, round_.hand_size),
+    )
 
 
 @bp.route("/<int:game_id>/rounds/<int:number>/edit", methods=["GET", "POST"])
@@ -385,7 +418,7 @@ def edit_round(game_id: int, number: int) -> Response | str:
     players = len(game.seats)
     form = play_forms.edit_round_form(players)
     if request.method == "GET":
-        return render_template("play/edit_round.html", **edit_context(game, round_, form))
+        return render_edit(game, round_, form)
 
     def change(game: Game, round_: Round | None) -> None:
         values, cloud, bomb = _outcome(form, round_, players)
@@ -402,40 +435,13 @@ def edit_round(game_id: int, number: int) -> Response | str:
         )
 
     if not form.validate_on_submit():
-        return Response(
-            render_template(
-                "play/edit_round.html", **edit_context(game, round_, form, form_errors(form))
-            ),
-            422,
+        errors = form_errors(form)
+        return Response(render_edit(game, round_, form, errors=errors), 422)
+    refusal = store(game, form, "edit_round", [number], lambda: change(game, round_))
+    if refusal is not None:
+        round_ = next(r for r in refusal.game.rounds if r.number == number)
+        body = render_edit(
+            refusal.game, round_, form, errors=refusal.errors, notice=refusal.notice
         )
-    try:
-        games.apply_change(
-            game,
-            version=form.version.data,
-            request_key=form.request_key.data,
-            action="edit_round",
-            rounds_touched=[number],
-            change=lambda: change(game, round_),
-        )
-    except games.AlreadyApplied:
-        pass
-    except games.StaleGame:
-        db.session.expire_all()
-        game = load_game(game_id)
-        round_ = next(r for r in game.rounds if r.number == number)
-        context = edit_context(game, round_, form)
-        context["notice"] = _(
-            "Changed on another phone: this is the latest state. Check it and enter again."
-        )
-        return Response(render_template("play/edit_round.html", **context), 409)
-    except games.RulesRejected as rejected:
-        db.session.expire_all()
-        game = load_game(game_id)
-        round_ = next(r for r in game.rounds if r.number == number)
-        errors = problems_to_errors(rejected.problems, player_names(game))
-        return Response(
-            render_template("play/edit_round.html", **edit_context(game, round_, form, errors)),
-            422,
-        )
-    target = url_for("play.sheet", game_id=game_id)
-    return htmx_response(redirect=target) if htmx else redirect(target, 303)
+        return Response(body, refusal.status)
+    return done(game_id, endpoint="play.sheet", swap=False)
