@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from scorekeeper import rules
+from scorekeeper import history_labels, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
 from tests.factories import make_game, random_rounds
@@ -277,3 +277,48 @@ def test_game_ids_are_looked_up_not_trusted(client, app):
         make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE)
         assert db.session.query(Game).count() == 1
     assert client.get("/history/0").status_code == 404
+
+
+def test_history_lines_compare_round_snapshots_round_by_round_and_name_seats(app):
+    snapshot = {
+        "number": 3,
+        "hand_size": 3,
+        "dealer": 2,
+        "state": "bidding",
+        "trump": None,
+        "bids": [1, None, None],
+        "tricks": [None, None, None],
+    }
+    before = {"status": "in_progress", "rounds": [snapshot]}
+    after = {
+        "status": "in_progress",
+        "rounds": [
+            {
+                **snapshot,
+                "dealer": 0,
+                "state": "scored",
+                "trump": "hearts",
+                "bids": [1, 0, 1],
+                "tricks": [1, 0, 2],
+            }
+        ],
+    }
+    with app.test_request_context():
+        lines = history_labels.change_lines(before, after, ["Ann", "Bob", "Cy"])
+        created = history_labels.change_lines(
+            None,
+            {"players": ["Ann", "Bob"], "first_dealer": 1, "rules": {"players": 3}},
+            ["Ann", "Bob"],
+        )
+    shown = [(line.what, line.before, line.after) for line in lines]
+    assert shown == [
+        ("round 3, dealer", "Cy", "Ann"),
+        ("round 3, stage", "bidding", "scored"),
+        ("round 3, trump", "–", "♥"),
+        ("round 3, bids", "1 · – · –", "1 · 0 · 1"),
+        ("round 3, tricks", "– · – · –", "1 · 0 · 2"),
+    ]
+    assert [(line.what, line.after) for line in created] == [
+        ("players", "Ann · Bob"),
+        ("first dealer", "Bob"),
+    ]

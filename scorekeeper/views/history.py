@@ -215,7 +215,7 @@ def game(game_id: int) -> str:
         {
             "change": change,
             "label": history_labels.action_label(change.action),
-            "lines": history_labels.change_lines(change.before, change.after),
+            "lines": history_labels.change_lines(change.before, change.after, names),
         }
         for change in reversed(game.changes)
     ]
