@@ -23,7 +23,7 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from werkzeug.exceptions import RequestEntityTooLarge
-from wtforms import Form, IntegerField, SelectField
+from wtforms import IntegerField, SelectField
 from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
@@ -69,8 +69,14 @@ def choice_list(labels: dict, any_label: Any) -> list[SelectChoice]:
     ]
 
 
-class PeriodFilter(Form):
-    """Games started between these days, both ends included (each optional)."""
+class PeriodFilter(FlaskForm):
+    """Games started between these days, both ends included (each optional).
+
+    A FlaskForm for its translated built-in messages; filters are GETs, so no CSRF token.
+    """
+
+    class Meta:
+        csrf = False
 
     date_from = DayField(_l("From"), validators=[Optional()])
     date_to = DayField(_l("To"), validators=[Optional()])
@@ -169,7 +175,7 @@ def game_row(game: Game) -> dict[str, Any]:
 @bp.get("/")
 def games() -> Response:
     players = db.session.execute(sa.select(Player.id, Player.name).order_by(Player.name_key))
-    form = GamesFilter(request.args)
+    form = GamesFilter(formdata=request.args)
     form.player.choices = [SelectChoice("", _("Any player"))] + [
         SelectChoice(str(pid), name) for pid, name in players
     ]

@@ -131,7 +131,7 @@ def player(player_id: int) -> Response:
     found = db.session.get(Player, player_id)
     if found is None:
         abort(404)
-    form = PeriodFilter(request.args)
+    form = PeriodFilter(formdata=request.args)
     context: dict[str, Any] = {"player": found, "form": form, "stats": None}
     if not form.validate():
         return page_or_fragment("players/player.html", "players/_stats.html", 422, **context)
