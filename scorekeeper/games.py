@@ -514,6 +514,24 @@ def undo(game: Game, change: Change) -> dict[str, Any]:
     return {"undoes": change.version, "undone_action": change.action}
 
 
+def undone_tricks(game: Game, round_: Round) -> dict[int, int]:
+    """The tricks of ``round_`` as recorded before the latest change undid that recording.
+
+    After "undo" of a saved round the tricks screen offers them again, so fixing one number
+    does not mean typing the whole round again.
+    """
+    if not game.changes or game.changes[-1].action != "undo":
+        return {}
+    undone_version = game.changes[-1].after.get("undoes")
+    undone = next((c for c in game.changes if c.version == undone_version), None)
+    if undone is None or undone.action != "record_round":
+        return {}
+    for data in undone.after["rounds"]:
+        if data["number"] == round_.number:
+            return {seat: v for seat, v in enumerate(data["tricks"]) if v is not None}
+    return {}
+
+
 def abandon(game: Game) -> None:
     """Stop a game early; its rounds are kept and it shows as abandoned."""
     if game.status != GameStatus.IN_PROGRESS:

@@ -50,8 +50,10 @@
     }
     var out = form.querySelector("[data-remaining]");
     if (!out) return;
-    out.textContent = String(state.left);
     var line = out.parentElement;
+    out.textContent = String(Math.abs(state.left));
+    var label = line.querySelector("[data-remaining-label]");
+    if (label) label.textContent = state.left < 0 ? line.dataset.overText : line.dataset.leftText;
     line.classList.toggle("over", state.left < 0);
     line.classList.toggle("done", state.left === 0 && state.open.length === 0);
   }

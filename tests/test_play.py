@@ -592,3 +592,33 @@ def test_a_double_tap_on_play_again_starts_one_game(ctx, client):
     second = post(client, game_id, "again", {"request_key": "again-1"})
     assert first.headers["Location"] == second.headers["Location"]
     assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 2
+
+
+def test_after_undoing_a_saved_round_its_tricks_are_offered_again(ctx, client):
+    game_id = new_game(bid_rule="free")
+    play_round(client, game_id, 1, 0, [1, 0, 0], [0, 1, 0])
+    post(client, game_id, "undo", {})
+    page = text(client.get(f"/games/{game_id}"))
+    assert 'name="tricks_1" value="1" checked' in page
+    assert 'name="tricks_0" value="0" checked' in page
+    assert 'Tricks left to give out:</span> <span class="num" data-remaining>0<' in page
+
+
+def test_the_countdown_on_a_refused_page_counts_what_was_entered(ctx, client):
+    game_id = new_game(bid_rule="free")
+    trump(client, game_id, 1)
+    for seat, value in ((1, 0), (2, 0), (0, 0)):
+        bid(client, game_id, 1, seat, value)
+    response = tricks(client, game_id, 1, {0: 1, 1: 1, 2: 0})
+    page = text(response)
+    assert "Too many tricks given out:" in page
+    assert "data-remaining>1</span>" in page
+
+
+def test_standings_show_each_players_points_in_the_last_round(ctx, client):
+    game_id = new_game(bid_rule="free")
+    play_round(client, game_id, 1, 0, [1, 0, 1], [1, 0, 0])
+    page = text(client.get(f"/games/{game_id}"))
+    assert "Rd 1" in page
+    assert "made the bid</span>+30" in page
+    assert "missed the bid</span>-10" in page

@@ -42,6 +42,8 @@ def standings_order(sheet: rules.ScoreSheet) -> list[int]:
 def _template_helpers(state: Any) -> None:
     state.app.jinja_env.globals.update(
         trump_label=messages.trump_label,
+        trump_symbol=messages.trump_symbol,
+        suit_name=messages.suit_name,
         cause_label=messages.cause_label,
         reveal_label=messages.reveal_label,
         rules_summary=messages.rules_summary,
@@ -116,10 +118,24 @@ def table_context(
             ),
             "bid_total": sum(b for b in bids.values() if b is not None),
             "required_tricks": rules.required_trick_total(round_.hand_size, False),
+            "prefill": (prefill := tricks_prefill(game, round_, kept or {})),
+            "remaining": rules.remaining_tricks(
+                round_.hand_size, prefill, bool((kept or {}).get("bomb"))
+            ),
             "all_made_possible": rules.everyone_made_bid_possible(round_.hand_size, bids, False),
             "secret": game_rules.bid_reveal == rules.BidReveal.SECRET,
         }
     return context
+
+
+def tricks_prefill(game: Game, round_: Round, kept: dict[str, Any]) -> dict[int, int]:
+    """Tricks shown as already chosen: those just posted, else those an undo took back."""
+    posted = {
+        int(key.removeprefix("tricks_")): int(value)
+        for key, value in kept.items()
+        if key.removeprefix("tricks_").isdigit() and str(value).isdigit()
+    }
+    return posted if posted or kept else games.undone_tricks(game, round_)
 
 
 def render_table(game: Game, status: int = 200, **context: Any) -> Response:
