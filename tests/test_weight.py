@@ -1,0 +1,38 @@
+"""The page weight budget of DESIGN.md: first load <= 30 KB gzipped, each htmx swap <= 3 KB."""
+
+import gzip
+import re
+
+from scorekeeper import games, rules
+from tests.play_helpers import HX, bid, trump
+
+FIRST_LOAD_BUDGET = 30 * 1024
+SWAP_BUDGET = 3 * 1024
+
+
+def gzipped(data: bytes) -> int:
+    return len(gzip.compress(data, compresslevel=9))
+
+
+def test_first_load_of_a_game_stays_within_30_kb_gzipped(app, client):
+    with app.app_context():
+        names = ["Anneliese", "Bartholomew", "Cordelia", "Dmitri", "Evangeline", "Fitzgerald"]
+        game_id = games.create_game(names, 0, rules.GameRules(players=6)).id
+        page = client.get(f"/games/{game_id}").data
+        assets = re.findall(rb'(?:src|href)="(/static/[^"]+)"', page)
+        total = gzipped(page)
+        for asset in assets:
+            with client.get(asset.decode()) as response:
+                assert response.status_code == 200
+                total += gzipped(response.data)
+        assert total <= FIRST_LOAD_BUDGET, f"first load is {total} bytes gzipped"
+
+
+def test_each_round_swap_stays_within_3_kb_gzipped(app, client):
+    with app.app_context():
+        names = ["Anneliese", "Bartholomew", "Cordelia", "Dmitri", "Evangeline", "Fitzgerald"]
+        game_id = games.create_game(names, 0, rules.GameRules(players=6)).id
+        sizes = [gzipped(trump(client, game_id, 1, headers=HX).data)]
+        for seat in (1, 2, 3, 4, 5, 0):
+            sizes.append(gzipped(bid(client, game_id, 1, seat, 0, headers=HX).data))
+        assert max(sizes) <= SWAP_BUDGET, sizes
