@@ -1,4 +1,7 @@
-"""Words for stored values: statuses, rules, history actions (shared by history and export)."""
+"""Words for what only the history shows: game statuses and the changes of a game.
+
+The rules a game was played under are named by :mod:`scorekeeper.messages`.
+"""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -7,7 +10,7 @@ from typing import Any
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from . import rules
+from . import messages, rules
 
 STATUS_LABELS = {
     "in_progress": _l("In progress"),
@@ -18,33 +21,6 @@ STATE_LABELS = {
     "bidding": _l("bidding"),
     "playing": _l("playing"),
     "scored": _l("scored"),
-}
-PLAN_LABELS = {
-    rules.PlanKind.STANDARD: _l("Standard"),
-    rules.PlanKind.FIRST_N: _l("First rounds only"),
-    rules.PlanKind.QUICK: _l("Quick play"),
-    rules.PlanKind.TOURNAMENT: _l("Tournament"),
-    rules.PlanKind.MAXIMUS: _l("Maximus"),
-    rules.PlanKind.CUSTOM: _l("Custom"),
-}
-BID_RULE_LABELS = {
-    rules.BidRule.FREE: _l("Free bids"),
-    rules.BidRule.PLUS_MINUS_ONE: _l("±1 (no even bids)"),
-    rules.BidRule.CANADIAN: _l("Canadian"),
-    rules.BidRule.CANADIAN_FINAL: _l("Canadian, final hand"),
-}
-REVEAL_LABELS = {
-    rules.BidReveal.OPEN: _l("Open bids"),
-    rules.BidReveal.HIDDEN: _l("Hidden bids"),
-    rules.BidReveal.SECRET: _l("Secret bids"),
-}
-TABLE_NOTE_LABELS = {
-    "foresight": _l("Foresight"),
-    "gizzard_fester": _l("Gizzard/Fester"),
-    "pull_one": _l("Pull one"),
-    "dragon": _l("Dragon"),
-    "fairy": _l("Fairy"),
-    "juggler": _l("Juggler"),
 }
 ACTION_LABELS = {
     "create_game": _l("Game started"),
@@ -84,56 +60,7 @@ FIELD_LABELS = {
 SEAT_FIELDS = frozenset({"dealer", "first_dealer", "cloud_seat"})
 # The rules are shown in full on the game page; repeating them in the history adds nothing.
 SKIPPED_FIELDS = frozenset({"rules"})
-SUIT_SYMBOLS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
 MAX_CHANGES_SHOWN = 8
-
-
-def plan_label(plan: rules.RoundPlan) -> str:
-    if plan.kind is rules.PlanKind.FIRST_N:
-        return _("First %(count)d rounds", count=plan.rounds or 0)
-    return str(PLAN_LABELS.get(plan.kind, plan.kind))
-
-
-def rules_short(game_rules: rules.GameRules) -> str:
-    """The round plan and bid rule in a few words, for a list row."""
-    parts = [plan_label(game_rules.plan), str(BID_RULE_LABELS[game_rules.bid_rule])]
-    if game_rules.bid_reveal is not rules.BidReveal.OPEN:
-        parts.append(str(REVEAL_LABELS[game_rules.bid_reveal]))
-    return " · ".join(parts)
-
-
-def rules_lines(game_rules: rules.GameRules) -> list[tuple[str, str]]:
-    """Every rule a game was played under, as (what, which) pairs for a description list."""
-    sizes = ", ".join(str(size) for size in game_rules.hand_sizes)
-    lines = [
-        (_("Players"), str(game_rules.players)),
-        (_("Round plan"), plan_label(game_rules.plan)),
-        (_("Cards per round"), sizes),
-        (_("Bid rule"), str(BID_RULE_LABELS[game_rules.bid_rule])),
-        (_("Bids"), str(REVEAL_LABELS[game_rules.bid_reveal])),
-    ]
-    variants = []
-    if game_rules.saboteur:
-        variants.append(_("Saboteur"))
-    if game_rules.jester_bid:
-        variants.append(_("Jester bid"))
-    cards = game_rules.jubilee
-    for on, label in (
-        (cards.bomb, _("Bomb")),
-        (cards.cloud, _("Cloud")),
-        (cards.werewolf, _("Werewolf")),
-        (cards.dragon, _("Dragon and Fairy")),
-        (cards.bomb_cancels_bids, _("the Bomb cancels the bids")),
-    ):
-        if on:
-            variants.append(label)
-    if game_rules.tie_break_by_bids:
-        variants.append(_("ties broken by the sum of bids"))
-    lines.append((_("Variants"), ", ".join(variants) or _("none")))
-    notes = [str(TABLE_NOTE_LABELS.get(note, note)) for note in game_rules.table_notes]
-    if notes:
-        lines.append((_("Table rules"), ", ".join(notes)))
-    return lines
 
 
 @dataclass(frozen=True)
@@ -153,7 +80,9 @@ def _shown(value: Any) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{key} {_shown(item)}" for key, item in sorted(value.items()))
     if isinstance(value, str):
-        value = SUIT_SYMBOLS.get(value, STATUS_LABELS.get(value, STATE_LABELS.get(value, value)))
+        if value in rules.SUIT_ORDER:
+            return messages.trump_symbol(value)
+        value = STATUS_LABELS.get(value, STATE_LABELS.get(value, value))
     return str(value)[:80]
 
 

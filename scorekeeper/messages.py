@@ -50,7 +50,8 @@ __all__ = [
 # Labels and explanations of the rules
 # --------------------------------------------------------------------------------------------
 
-_BID_RULE_LABELS = {
+# Public (like PLAN_LABELS): lazy, so a form can list them as choices at class definition.
+BID_RULE_LABELS = {
     rules.BidRule.FREE: _l("Free"),
     rules.BidRule.PLUS_MINUS_ONE: _l("±1"),
     rules.BidRule.CANADIAN: _l("Canadian"),
@@ -64,7 +65,7 @@ _BID_RULE_EXPLANATIONS = {
     ),
     rules.BidRule.CANADIAN_FINAL: _l("The Canadian rule, in the last round only."),
 }
-_PLAN_LABELS = {
+PLAN_LABELS = {
     rules.PlanKind.STANDARD: _l("Standard"),
     rules.PlanKind.FIRST_N: _l("First rounds only"),
     rules.PlanKind.QUICK: _l("Quick play"),
@@ -77,7 +78,10 @@ _PLAN_EXPLANATIONS = {
     rules.PlanKind.FIRST_N: _l("The standard plan, stopped after the rounds you choose."),
     rules.PlanKind.QUICK: _l("1, 3, 5 … cards, ending with the full deal."),
     rules.PlanKind.TOURNAMENT: _l("10 rounds, set for the number of players."),
-    rules.PlanKind.MAXIMUS: _l("5 rounds, every card dealt; trump ♣ ♦ ♥ ♠, then none."),
+    # No-break spaces keep the four suits together on a narrow screen.
+    rules.PlanKind.MAXIMUS: _l(
+        "5 rounds, every card dealt; trump ♣\u00a0♦\u00a0♥\u00a0♠, then none."
+    ),
     rules.PlanKind.CUSTOM: _l("Your own list of cards per round."),
 }
 _REVEAL_LABELS = {
@@ -126,7 +130,7 @@ _CAUSE_EXPLANATIONS = {
     rules.TrumpCause.WEREWOLF: _l("The dealer chooses a suit."),
     rules.TrumpCause.FAIRY: _l("No trump."),
     rules.TrumpCause.BOMB: _l("No trump."),
-    rules.TrumpCause.FIXED: _l("♣ ♦ ♥ ♠ in rounds 1 to 4, then no trump."),
+    rules.TrumpCause.FIXED: _l("♣\u00a0♦\u00a0♥\u00a0♠ in rounds 1 to 4, then no trump."),
 }
 _TABLE_NOTE_LABELS = {
     "foresight": _l("Foresight"),
@@ -174,7 +178,7 @@ def _lookup(table: Mapping[str, object], key: object) -> str:
 
 def bid_rule_label(rule: rules.BidRule | str) -> str:
     """Short name of a bid rule: "Free", "±1", "Canadian", "Canadian, final hand"."""
-    return _lookup(_BID_RULE_LABELS, rule)
+    return _lookup(BID_RULE_LABELS, rule)
 
 
 def bid_rule_explanation(rule: rules.BidRule | str) -> str:
@@ -185,12 +189,12 @@ def bid_rule_explanation(rule: rules.BidRule | str) -> str:
 def plan_label(plan: rules.RoundPlan | rules.PlanKind | str) -> str:
     """Name of a round plan; for a plan value with its details ("First 5 rounds")."""
     if not isinstance(plan, rules.RoundPlan):
-        return _lookup(_PLAN_LABELS, plan)
+        return _lookup(PLAN_LABELS, plan)
     if plan.kind is rules.PlanKind.FIRST_N and isinstance(plan.rounds, int):
         return ngettext("First round only", "First %(num)d rounds", plan.rounds)
     if plan.kind is rules.PlanKind.CUSTOM and plan.custom:
         return _("Custom: %(sizes)s", sizes=", ".join(str(size) for size in plan.custom))
-    return _lookup(_PLAN_LABELS, plan.kind)
+    return _lookup(PLAN_LABELS, plan.kind)
 
 
 def plan_explanation(kind: rules.PlanKind | str) -> str:
@@ -301,27 +305,30 @@ def _reveal_phrase(reveal: rules.BidReveal | str) -> str:
     return _lookup(phrases, reveal)
 
 
-def rules_details(game_rules: rules.GameRules) -> list[str]:
-    """Every rule of a game, one line each, for a page that lists them in full."""
-    lines = [
-        _("Round plan: %(plan)s", plan=plan_label(game_rules.plan)),
-        _("Bid rule: %(rule)s", rule=bid_rule_label(game_rules.bid_rule)),
-        _("Bids: %(reveal)s", reveal=_reveal_phrase(game_rules.bid_reveal)),
+def rules_details(game_rules: rules.GameRules) -> list[tuple[str, str]]:
+    """Every rule of a game as (what, which) pairs, for a page that lists them in full."""
+    details = [
+        (_("Players"), str(game_rules.players)),
+        (_("Round plan"), plan_label(game_rules.plan)),
+        (_("Cards per round"), ", ".join(str(size) for size in game_rules.hand_sizes)),
+        (_("Bid rule"), bid_rule_label(game_rules.bid_rule)),
+        (_("Bids"), reveal_label(game_rules.bid_reveal)),
     ]
-    lines += [
+    variants = [
         variant_label(name)
         for name in ("saboteur", "jester_bid", "tie_break_by_bids")
         if getattr(game_rules, name)
     ]
+    details.append((_("Variants"), ", ".join(variants) or _("none")))
     jubilee = _jubilee_names(game_rules.jubilee)
     if jubilee:
-        lines.append(_("Jubilee cards: %(cards)s", cards=", ".join(jubilee)))
         if game_rules.jubilee.bomb_cancels_bids:
-            lines.append(jubilee_label("bomb_cancels_bids"))
+            jubilee.append(jubilee_label("bomb_cancels_bids"))
+        details.append((_("Jubilee cards"), ", ".join(jubilee)))
     if game_rules.table_notes:
         notes = ", ".join(table_note_label(note) for note in game_rules.table_notes)
-        lines.append(_("At the table: %(notes)s", notes=notes))
-    return lines
+        details.append((_("At the table"), notes))
+    return details
 
 
 # --------------------------------------------------------------------------------------------
@@ -496,17 +503,22 @@ def _cloud_change_not_one(c: _Context) -> str:
 
 def _tricks_total(c: _Context) -> str:
     total, required = _get(c.values, "total"), _get(c.values, "required")
+    if not isinstance(required, int):
+        return _("The tricks add up to %(total)s, not the tricks played this round", total=total)
     if required == _get(c.values, "hand_size", required):
-        return _(
-            "The tricks add up to %(total)s, but %(required)s were played this round",
+        return ngettext(
+            "The tricks add up to %(total)s, but %(num)d trick was played this round",
+            "The tricks add up to %(total)s, but %(num)d tricks were played this round",
+            required,
             total=total,
-            required=required,
         )
-    return _(
-        "The tricks add up to %(total)s, but %(required)s were won this round"
+    return ngettext(
+        "The tricks add up to %(total)s, but %(num)d trick was won this round"
         " (the Bomb's trick goes to nobody)",
+        "The tricks add up to %(total)s, but %(num)d tricks were won this round"
+        " (the Bomb's trick goes to nobody)",
+        required,
         total=total,
-        required=required,
     )
 
 

@@ -51,8 +51,10 @@ def test_games_list_is_newest_first_with_players_winner_and_rules(client, three_
     assert names_in_order(page) == ["May 20, 2024", "May 10, 2024", "May 1, 2024"]
     assert "3 games" in page
     assert "Won by Ann · 90" in page
-    assert "First 3 rounds · Free bids" in page
-    assert "Quick play · Canadian" in page
+    assert "First 3 rounds · Free · open bids" in page
+    assert "Quick play · Canadian · open bids" in page
+    # The filter names the bid rules as every other page does.
+    assert '<option value="plus_minus_one">±1</option>' in page
     assert "Leading" in page
     assert "Abandoned" in page
 
@@ -186,8 +188,9 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, app):
     assert "<b>Cy</b>" not in page
     assert "&lt;b&gt;Cy&lt;/b&gt;" in page
     # Rules, history (newest first), chart and its table alternative.
-    assert "First 3 rounds" in page
-    assert "Free bids" in page
+    assert "<dt>Round plan</dt><dd>First 3 rounds</dd>" in page
+    assert "<dt>Bid rule</dt><dd>Free</dd>" in page
+    assert "<dt>Cards per round</dt><dd>1, 2, 3</dd>" in page
     assert page.index("Game finished") < page.index("Round corrected") < page.index("Game started")
     assert (
         'tricks: <span class="num">0 · 1 · 1</span> → <span class="num">0 · 2 · 0</span>' in page

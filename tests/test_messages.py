@@ -103,11 +103,24 @@ def test_tricks_total_shows_both_numbers_and_the_bomb_reason():
     game = plus_minus_rules(jubilee=rules.JubileeCards(bomb=True))
     (problem,) = rules.validate_tricks(game, 5, {0: 1, 1: 1, 2: 1, 3: 1}, False)
     assert messages.problem_message(problem, NAMES) == (
-        "The tricks add up to 4, but 5 were played this round"
+        "The tricks add up to 4, but 5 tricks were played this round"
     )
     (problem,) = rules.validate_tricks(game, 5, {0: 2, 1: 1, 2: 1, 3: 1}, True)
     assert messages.problem_message(problem, NAMES) == (
-        "The tricks add up to 5, but 4 were won this round (the Bomb's trick goes to nobody)"
+        "The tricks add up to 5, but 4 tricks were won this round"
+        " (the Bomb's trick goes to nobody)"
+    )
+
+
+def test_tricks_total_of_a_one_card_round_reads_in_the_singular():
+    game = plus_minus_rules(jubilee=rules.JubileeCards(bomb=True))
+    (problem,) = rules.validate_tricks(game, 1, {0: 1, 1: 1, 2: 0, 3: 0}, False)
+    assert messages.problem_message(problem, NAMES) == (
+        "The tricks add up to 2, but 1 trick was played this round"
+    )
+    (problem,) = rules.validate_tricks(game, 2, {0: 1, 1: 1, 2: 0, 3: 0}, True)
+    assert messages.problem_message(problem, NAMES) == (
+        "The tricks add up to 2, but 1 trick was won this round (the Bomb's trick goes to nobody)"
     )
 
 
@@ -200,6 +213,30 @@ def test_rules_summary_is_one_short_line():
     assert messages.rules_summary(busy) == (
         "Quick play · Free · secret bids · Saboteur · Jubilee: Bomb, Dragon and Fairy"
     )
-    details = messages.rules_details(busy)
-    assert details[0] == "Round plan: Quick play"
-    assert details[-1] == "At the table: Juggler"
+    assert messages.rules_details(busy) == [
+        ("Players", "4"),
+        ("Round plan", "Quick play"),
+        ("Cards per round", "1, 3, 5, 7, 9, 11, 13, 15"),
+        ("Bid rule", "Free"),
+        ("Bids", "Secret"),
+        ("Variants", "Saboteur"),
+        ("Jubilee cards", "Bomb, Dragon and Fairy"),
+        ("At the table", "Juggler"),
+    ]
+
+
+def test_rules_details_of_a_plain_game_say_there_are_no_variants():
+    plain = rules.GameRules(players=3)
+    details = dict(messages.rules_details(plain))
+    assert details["Bid rule"] == "±1" == messages.rules_summary(plain).split(" · ")[1]
+    assert details["Variants"] == "none"
+    assert "Jubilee cards" not in details
+    assert "At the table" not in details
+
+
+def test_the_four_suits_of_maximus_stay_on_one_line():
+    for text in (
+        messages.plan_explanation(PlanKind.MAXIMUS),
+        messages.cause_explanation(TrumpCause.FIXED),
+    ):
+        assert "♣\u00a0♦\u00a0♥\u00a0♠" in text

@@ -28,7 +28,7 @@ from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
 
-from .. import charts, exchange, history_labels, records, rules
+from .. import charts, exchange, history_labels, messages, records, rules
 from ..extensions import db, htmx
 from ..models import Game, Player, Seat
 
@@ -101,12 +101,12 @@ class GamesFilter(PeriodFilter):
     plan = SelectField(
         _l("Round plan"),
         default="",
-        choices=choice_list(history_labels.PLAN_LABELS, _l("Any plan")),
+        choices=choice_list(messages.PLAN_LABELS, _l("Any plan")),
     )
     bid_rule = SelectField(
         _l("Bid rule"),
         default="",
-        choices=choice_list(history_labels.BID_RULE_LABELS, _l("Any bid rule")),
+        choices=choice_list(messages.BID_RULE_LABELS, _l("Any bid rule")),
     )
     page = PageField(
         _l("Page"),
@@ -168,7 +168,7 @@ def game_row(game: Game) -> dict[str, Any]:
         "sheet": sheet,
         "rounds_played": len(sheet.rows),
         "rounds_planned": game_rules.round_count,
-        "rules_short": history_labels.rules_short(game_rules),
+        "rules_summary": messages.rules_summary(game_rules),
     }
 
 
@@ -229,7 +229,7 @@ def game(game_id: int) -> str:
         "history/game.html",
         game=game,
         game_rules=game_rules,
-        rules_lines=history_labels.rules_lines(game_rules),
+        rules_details=messages.rules_details(game_rules),
         sheet=sheet,
         names=names,
         chart=chart,
