@@ -179,7 +179,7 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, app):
     page = response.get_data(as_text=True)
     assert response.status_code == 200
     # Totals from the rules module, winner marked.
-    assert re.search(r'final-total is-winner">90<', page)
+    assert re.search(r'class="total is-winner">90<', page)
     assert ">30<" in page
     assert ">0<" in page
     assert "+40" in page

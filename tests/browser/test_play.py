@@ -117,7 +117,7 @@ def test_a_whole_three_player_game_matches_the_rules_module(page, live_server, s
     assert shown == list(expected.totals) == list(sheet.totals)
     screenshot(page, "play-finished-light")
     page.get_by_role("link", name="Score sheet").click()
-    expect(page.locator("table.sheet tbody tr")).to_have_count(20)
+    expect(page.locator("table.score-sheet tbody tr")).to_have_count(20)
     screenshot(page, "play-sheet-light")
 
 

@@ -1,0 +1,72 @@
+"""The score sheet at phone size: the table's sheet page and a past game's page share it."""
+
+import pytest
+from playwright.sync_api import expect
+
+from scorekeeper import rules
+from scorekeeper.extensions import db
+from tests.browser.conftest import PHONE, new_context
+from tests.factories import make_game, random_rounds
+
+pytestmark = pytest.mark.browser
+
+LONG_NAMES = ["Alexandra", "Bartholomew", "Cy", "Dorothea", "Evangeline", "Fay"]
+
+
+@pytest.fixture
+def games(live_server):
+    """Games in progress: 4 players with 12 rounds, 6 players with 8 (long names)."""
+    with live_server.app.app_context():
+        four = rules.GameRules(players=4)
+        four_id = make_game(
+            LONG_NAMES[:4], random_rounds(four, 12, seed=4), game_rules=four, first_dealer=1
+        ).id
+        six = rules.GameRules(players=6)
+        six_id = make_game(LONG_NAMES, random_rounds(six, 8, seed=6), game_rules=six).id
+        db.session.commit()
+    return {4: four_id, 6: six_id}
+
+
+def page_width(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
+def sheet_overflow(page) -> int:
+    """How far the sheet scrolls sideways inside its box (0: it fits)."""
+    return page.locator(".sheet-scroll").evaluate("box => box.scrollWidth - box.clientWidth")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("players", [4, 6])
+def test_sheet_fits_four_players_and_scrolls_six_under_a_sticky_round_column(
+    browser, live_server, games, screenshot, scheme, players
+):
+    context = new_context(browser, color_scheme=scheme)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    try:
+        for where, path in [
+            ("play", f"/games/{games[players]}/sheet"),
+            ("history", f"/history/{games[players]}"),
+        ]:
+            page.goto(live_server.url + path)
+            assert page_width(page) <= PHONE["width"]
+            expect(page.locator(".score-sheet tbody tr")).to_have_count(12 if players == 4 else 8)
+            if players == 4:
+                assert sheet_overflow(page) == 0, "four players fit without scrolling"
+            else:
+                assert sheet_overflow(page) > 0
+                box = page.locator(".sheet-scroll")
+                round_cell = page.locator(".score-sheet tbody th").first
+                left = round_cell.bounding_box()["x"]
+                box.evaluate("box => box.scrollBy(120, 0)")
+                page.wait_for_function("document.querySelector('.sheet-scroll').scrollLeft > 0")
+                assert round_cell.bounding_box()["x"] == pytest.approx(left, abs=1)
+                box.evaluate("box => box.scrollTo(0, 0)")
+            links = page.locator(".score-sheet a.round-number")
+            expect(links).to_have_count((12 if players == 4 else 8) if where == "play" else 0)
+            screenshot(page, f"sheet-{where}-{players}-{scheme}")
+    finally:
+        context.close()
+    assert errors == []
