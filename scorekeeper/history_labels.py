@@ -1,26 +1,30 @@
 """Words for what only the history shows: game statuses and the changes of a game.
 
-The rules a game was played under are named by :mod:`scorekeeper.messages`.
+Each stored :class:`~scorekeeper.models.Change` becomes one short sentence that names the
+players ("Round 2 corrected: Bob's tricks 0 → 1"). The rules a game was played under,
+trumps and turned-up cards are named by :mod:`scorekeeper.messages`. The raw before/after
+data stays in the JSON export.
 """
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from flask_babel import format_datetime, format_time, ngettext, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from . import messages, rules
+from .models import Change
 
 STATUS_LABELS = {
     "in_progress": _l("In progress"),
     "finished": _l("Finished"),
     "abandoned": _l("Abandoned"),
-}
-STATE_LABELS = {
-    "bidding": _l("bidding"),
-    "playing": _l("playing"),
-    "scored": _l("scored"),
 }
 ACTION_LABELS = {
     "create_game": _l("Game started"),
@@ -37,115 +41,370 @@ ACTION_LABELS = {
     "abandon": _l("Game abandoned"),
     "finish": _l("Game finished"),
 }
-FIELD_LABELS = {
-    "status": _l("status"),
-    "bids": _l("bids"),
-    "tricks": _l("tricks"),
-    "dealer": _l("dealer"),
-    "hand_size": _l("cards"),
-    "trump": _l("trump"),
-    "trump_cause": _l("trump turned"),
-    "cloud_bid": _l("Cloud bid"),
-    "bomb_played": _l("Bomb"),
-    "plan": _l("round plan"),
-    "number": _l("round"),
-    "state": _l("stage"),
-    "players": _l("players"),
-    "first_dealer": _l("first dealer"),
-    "werewolf_played": _l("Werewolf played"),
-    "werewolf_trump": _l("Werewolf trump"),
-    "undoes": _l("undoes change"),
-}
-# Seat numbers shown as the player's name.
-SEAT_FIELDS = frozenset({"dealer", "first_dealer", "cloud_seat"})
-# The rules are shown in full on the game page; repeating them in the history adds nothing.
-SKIPPED_FIELDS = frozenset({"rules"})
-MAX_CHANGES_SHOWN = 8
 
-
-@dataclass(frozen=True)
-class ChangeLine:
-    what: str
-    before: str
-    after: str
-
-
-def _shown(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return _("yes") if value else _("no")
-    if isinstance(value, list | tuple):
-        return " · ".join(_shown(item) for item in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{key} {_shown(item)}" for key, item in sorted(value.items()))
-    if isinstance(value, str):
-        if value in rules.SUIT_ORDER:
-            return messages.trump_symbol(value)
-        value = STATUS_LABELS.get(value, STATE_LABELS.get(value, value))
-    return str(value)[:80]
-
-
-def change_lines(
-    before: Mapping[str, Any] | None,
-    after: Mapping[str, Any] | None,
-    names: Sequence[str] = (),
-) -> list[ChangeLine]:
-    """What a history entry changed: each differing field as before → after.
-
-    Round snapshots (a ``rounds`` list) are compared round by round; seats are named.
-    """
-    before = before if isinstance(before, Mapping) else {}
-    after = after if isinstance(after, Mapping) else {}
-    lines: list[ChangeLine] = []
-    for key in [*before, *(k for k in after if k not in before)]:
-        if key in SKIPPED_FIELDS or before.get(key) == after.get(key):
-            continue
-        if key == "rounds":
-            lines.extend(_round_lines(before.get(key), after.get(key), names))
-        else:
-            lines.append(_line(key, before.get(key), after.get(key), names))
-    return lines[:MAX_CHANGES_SHOWN]
-
-
-def _rounds_by_number(value: Any) -> dict[int, Mapping[str, Any]]:
-    if not isinstance(value, list):
-        return {}
-    return {
-        r["number"]: r
-        for r in value
-        if isinstance(r, Mapping) and isinstance(r.get("number"), int)
-    }
-
-
-def _round_lines(before: Any, after: Any, names: Sequence[str]) -> list[ChangeLine]:
-    old, new = _rounds_by_number(before), _rounds_by_number(after)
-    lines = []
-    for number in sorted(set(old) | set(new)):
-        was, now = old.get(number, {}), new.get(number, {})
-        for key in [*was, *(k for k in now if k not in was)]:
-            if key != "number" and was.get(key) != now.get(key):
-                line = _line(key, was.get(key), now.get(key), names)
-                what = _("round %(number)d, %(what)s", number=number, what=line.what)
-                lines.append(ChangeLine(what, line.before, line.after))
-    return lines
-
-
-def _line(key: str, before: Any, after: Any, names: Sequence[str]) -> ChangeLine:
-    if key in SEAT_FIELDS:
-        before, after = _seat_name(before, names), _seat_name(after, names)
-    return ChangeLine(str(FIELD_LABELS.get(key, key)), _shown(before), _shown(after))
-
-
-def _seat_name(value: Any, names: Sequence[str]) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-        return names[value]
-    return value
+# Shown folded: the steps of a round as it is played. Every other action is shown.
+STEP_ACTIONS = frozenset({"set_trump", "bid", "bids", "take_back_bid", "werewolf"})
+# A suit card (or Maximus) decides the trump plainly; any other card is named with it.
+PLAIN_CAUSES = frozenset({rules.TrumpCause.SUIT, rules.TrumpCause.FIXED})
 
 
 def action_label(action: str) -> str:
     return str(ACTION_LABELS.get(action, action))
 
 
-def names_of(seats: Sequence[int], names: Sequence[str]) -> str:
-    return ", ".join(names[seat] for seat in seats)
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One change as a sentence, with when it happened and whether it was undone later."""
+
+    text: str
+    created_at: datetime | None
+    when: str
+    undone: bool = False
+
+
+@dataclass
+class HistoryItem:
+    """A line of the history: one change, with the steps of its round folded under it.
+
+    The steps (trump, bids) of a round fold under the recording of that round; steps
+    with no recording after them (the round being played, or one undone) stand alone.
+    """
+
+    entry: HistoryEntry | None = None
+    round_number: int | None = None
+    action: str | None = None
+    steps: list[HistoryEntry] = field(default_factory=list)
+    step_actions: list[str] = field(default_factory=list)
+
+    @property
+    def steps_text(self) -> str:
+        """What the folded steps were, oldest first: "trump, 4 bids"."""
+        return steps_summary(reversed(self.step_actions))
+
+    @property
+    def summary(self) -> str:
+        """The folded steps with their round: "Round 4: trump, 4 bids"."""
+        if self.round_number is None:
+            return self.steps_text
+        return _("Round %(number)d: %(steps)s", number=self.round_number, steps=self.steps_text)
+
+    def takes_steps_of(self, round_number: int | None) -> bool:
+        return self.round_number == round_number and (
+            self.entry is None or self.action == "record_round"
+        )
+
+
+def history_items(changes: Sequence[Change], names: Sequence[str]) -> list[HistoryItem]:
+    """The game's history newest first, the steps of each round folded (see HistoryItem)."""
+    undone = {
+        change.after.get("undoes")
+        for change in changes
+        if change.action == "undo" and isinstance(change.after, Mapping)
+    }
+    started = changes[0].created_at if changes else None
+    items: list[HistoryItem] = []
+    for change in reversed(changes):
+        entry = HistoryEntry(
+            describe(change, names),
+            change.created_at,
+            _when(change.created_at, started),
+            change.version in undone,
+        )
+        if change.action not in STEP_ACTIONS:
+            items.append(HistoryItem(entry, change.round_number, change.action))
+            continue
+        last = items[-1] if items else None
+        if last is None or not last.takes_steps_of(change.round_number):
+            last = HistoryItem(round_number=change.round_number)
+            items.append(last)
+        last.steps.append(entry)
+        last.step_actions.append(change.action)
+    return items
+
+
+def _when(moment: datetime | None, started: datetime | None) -> str:
+    """The time of a change; with the date too when it is not the day the game began."""
+    if moment is None:
+        return ""
+    if started is not None and to_user_timezone(moment).date() == to_user_timezone(started).date():
+        return format_time(moment, "short")
+    return format_datetime(moment, "short")
+
+
+def steps_summary(actions: Iterable[str]) -> str:
+    """Steps of a round in a few words, in the order given: "trump, 4 bids"."""
+    words = []
+    # A Counter keeps the order in which each action first came.
+    for action, count in Counter(actions).items():
+        if action == "set_trump":
+            words.append(_("trump"))
+        elif action == "bid":
+            words.append(ngettext("%(num)d bid", "%(num)d bids", count))
+        elif action == "bids":
+            words.append(_("bids"))
+        elif action == "take_back_bid":
+            words.append(ngettext("%(num)d bid taken back", "%(num)d bids taken back", count))
+        elif action == "werewolf":
+            words.append(_("Werewolf"))
+    return ", ".join(words)
+
+
+def describe(change: Change, names: Sequence[str]) -> str:
+    """One change as a short sentence that names the players, never the stored fields."""
+    try:
+        text = _DESCRIBE[change.action](change, names) if change.action in _DESCRIBE else None
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+        # History restored from an older or hand-made file: say at least what happened.
+        text = None
+    if text:
+        return text
+    if change.round_number is not None:
+        return _(
+            "%(action)s (round %(number)d)",
+            action=action_label(change.action),
+            number=change.round_number,
+        )
+    return action_label(change.action)
+
+
+# --- reading the snapshots -----------------------------------------------------------------
+
+
+def _rounds(state: Any) -> dict[int, Mapping[str, Any]]:
+    """The round snapshots of a before/after state, by round number."""
+    if not isinstance(state, Mapping):
+        return {}
+    found = state.get("rounds")
+    if not isinstance(found, list):
+        # A single round snapshot (older hand-made histories).
+        found = [state] if isinstance(state.get("number"), int) else []
+    return {
+        snapshot["number"]: snapshot
+        for snapshot in found
+        if isinstance(snapshot, Mapping) and isinstance(snapshot.get("number"), int)
+    }
+
+
+def _round_pair(change: Change) -> tuple[int, Mapping[str, Any], Mapping[str, Any]]:
+    """The changed round's number and its snapshot before and after the change."""
+    before, after = _rounds(change.before), _rounds(change.after)
+    number = change.round_number
+    if number is None:
+        number = min(after or before)
+    return number, before.get(number, {}), after.get(number, {})
+
+
+def _by_seat(snapshot: Mapping[str, Any], key: str) -> list[Any]:
+    values = snapshot.get(key)
+    return list(values) if isinstance(values, list) else []
+
+
+def _seat_changes(was: Mapping[str, Any], now: Mapping[str, Any], key: str) -> list[tuple]:
+    """(seat, before, after) for each seat whose value of ``key`` differs."""
+    old, new = _by_seat(was, key), _by_seat(now, key)
+    size = max(len(old), len(new))
+    old += [None] * (size - len(old))
+    new += [None] * (size - len(new))
+    return [(seat, a, b) for seat, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+
+
+def _name(seat: Any, names: Sequence[str]) -> str:
+    if isinstance(seat, int) and not isinstance(seat, bool):
+        return messages.player_name(seat, names)
+    return messages.player_name(None)
+
+
+def _number(value: Any) -> str:
+    return "–" if value is None else str(value)
+
+
+def _trump(snapshot: Mapping[str, Any]) -> str:
+    """The trump a round snapshot records, with the card that decided it when not a suit card."""
+    trump = messages.trump_label(snapshot.get("trump"))
+    cause = snapshot.get("trump_cause")
+    if cause is None or cause in PLAIN_CAUSES:
+        return trump
+    return _("%(trump)s (%(card)s)", trump=trump, card=messages.cause_label(cause))
+
+
+# --- one sentence per action ---------------------------------------------------------------
+
+
+def _create_game(change: Change, names: Sequence[str]) -> str:
+    after = change.after or {}
+    players = after.get("players")
+    shown = [str(name) for name in players] if isinstance(players, list) else list(names)
+    first = after.get("first_dealer")
+    if isinstance(first, int) and 0 <= first < len(shown):
+        return _(
+            "Game started: %(players)s; %(dealer)s dealt first",
+            players=", ".join(shown),
+            dealer=shown[first],
+        )
+    return _("Game started: %(players)s", players=", ".join(shown))
+
+
+def _set_trump(change: Change, names: Sequence[str]) -> str:
+    number, _was, now = _round_pair(change)
+    return _("Trump for round %(number)d: %(trump)s", number=number, trump=_trump(now))
+
+
+def _werewolf(change: Change, names: Sequence[str]) -> str:
+    number, _was, now = _round_pair(change)
+    return _(
+        "Werewolf in round %(number)d: the trump is now %(trump)s",
+        number=number,
+        trump=messages.trump_label(now.get("werewolf_trump")),
+    )
+
+
+def _change_dealer(change: Change, names: Sequence[str]) -> str:
+    number, _was, now = _round_pair(change)
+    return _(
+        "Dealer of round %(number)d changed to %(name)s",
+        number=number,
+        name=_name(now.get("dealer"), names),
+    )
+
+
+def _bid(change: Change, names: Sequence[str]) -> str | None:
+    number, was, now = _round_pair(change)
+    made = [(seat, bid) for seat, _old, bid in _seat_changes(was, now, "bids") if bid is not None]
+    if len(made) != 1:
+        return None
+    seat, bid = made[0]
+    return _(
+        "%(name)s bid %(bid)s in round %(number)d",
+        name=_name(seat, names),
+        bid=bid,
+        number=number,
+    )
+
+
+def _bids(change: Change, names: Sequence[str]) -> str:
+    # No values: with secret bids they stay hidden until the round is scored (the sheet).
+    number, _was, _now = _round_pair(change)
+    return _("Everyone's bids entered for round %(number)d", number=number)
+
+
+def _take_back_bid(change: Change, names: Sequence[str]) -> str | None:
+    number, was, now = _round_pair(change)
+    taken = [seat for seat, old, new in _seat_changes(was, now, "bids") if new is None]
+    if len(taken) != 1:
+        return None
+    return _(
+        "%(name)s's bid in round %(number)d taken back",
+        name=_name(taken[0], names),
+        number=number,
+    )
+
+
+def _record_round(change: Change, names: Sequence[str]) -> str:
+    number, _was, _now = _round_pair(change)
+    before, after = change.before or {}, change.after or {}
+    if before.get("status") != after.get("status") == "finished":
+        return _("Round %(number)d recorded; the game is over", number=number)
+    return _("Round %(number)d recorded", number=number)
+
+
+def _edit_round(change: Change, names: Sequence[str]) -> str | None:
+    number, was, now = _round_pair(change)
+    if not was or not now:
+        return None
+    parts = correction_parts(was, now, names)
+    if not parts:
+        return _("Round %(number)d saved without a change", number=number)
+    return _("Round %(number)d corrected: %(changes)s", number=number, changes=", ".join(parts))
+
+
+# A no-break space before each arrow keeps "1 → 2" from starting a line with the arrow.
+def correction_parts(
+    was: Mapping[str, Any], now: Mapping[str, Any], names: Sequence[str]
+) -> list[str]:
+    """What a correction changed in a round, in the players' words, one phrase each."""
+    parts = []
+    for seat, old, new in _seat_changes(was, now, "bids"):
+        parts.append(
+            _(
+                "%(name)s's bid %(before)s\u00a0→ %(after)s",
+                name=_name(seat, names),
+                before=_number(old),
+                after=_number(new),
+            )
+        )
+    for seat, _old, new in _seat_changes(was, now, "cloud_bid"):
+        name = _name(seat, names)
+        if new is None:
+            parts.append(_("no Cloud change for %(name)s", name=name))
+        else:
+            parts.append(_("the Cloud made %(name)s's bid %(bid)s", name=name, bid=new))
+    for seat, old, new in _seat_changes(was, now, "tricks"):
+        parts.append(
+            _(
+                "%(name)s's tricks %(before)s\u00a0→ %(after)s",
+                name=_name(seat, names),
+                before=_number(old),
+                after=_number(new),
+            )
+        )
+    if was.get("trump") != now.get("trump") or was.get("trump_cause") != now.get("trump_cause"):
+        parts.append(_("trump %(before)s\u00a0→ %(after)s", before=_trump(was), after=_trump(now)))
+    if bool(was.get("bomb_played")) != bool(now.get("bomb_played")):
+        parts.append(_("the Bomb was played") if now.get("bomb_played") else _("no Bomb"))
+    if was.get("werewolf_trump") != now.get("werewolf_trump"):
+        parts.append(
+            _(
+                "Werewolf trump %(before)s\u00a0→ %(after)s",
+                before=messages.trump_label(was.get("werewolf_trump")),
+                after=messages.trump_label(now.get("werewolf_trump")),
+            )
+        )
+    if was.get("dealer") != now.get("dealer"):
+        parts.append(
+            _(
+                "dealer %(before)s\u00a0→ %(after)s",
+                before=_name(was.get("dealer"), names),
+                after=_name(now.get("dealer"), names),
+            )
+        )
+    if was.get("hand_size") != now.get("hand_size"):
+        parts.append(
+            _(
+                "cards %(before)s\u00a0→ %(after)s",
+                before=_number(was.get("hand_size")),
+                after=_number(now.get("hand_size")),
+            )
+        )
+    return parts
+
+
+def _undo(change: Change, names: Sequence[str]) -> str:
+    undone = (change.after or {}).get("undone_action")
+    what = action_label(undone) if isinstance(undone, str) else _("a change")
+    if change.round_number is not None:
+        return _("Undone: %(what)s (round %(number)d)", what=what, number=change.round_number)
+    return _("Undone: %(what)s", what=what)
+
+
+def _abandon(change: Change, names: Sequence[str]) -> str:
+    return _("Game abandoned")
+
+
+def _finish(change: Change, names: Sequence[str]) -> str:
+    return _("Game finished")
+
+
+_DESCRIBE: dict[str, Callable[[Change, Sequence[str]], str | None]] = {
+    "create_game": _create_game,
+    "set_trump": _set_trump,
+    "werewolf": _werewolf,
+    "change_dealer": _change_dealer,
+    "bid": _bid,
+    "bids": _bids,
+    "take_back_bid": _take_back_bid,
+    "record_round": _record_round,
+    "edit_round": _edit_round,
+    "undo": _undo,
+    "abandon": _abandon,
+    "finish": _finish,
+}

@@ -1,5 +1,6 @@
 """The games list, a game's page and the replay."""
 
+import html
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -7,7 +8,8 @@ import pytest
 
 from scorekeeper import history_labels, rules
 from scorekeeper.extensions import db
-from scorekeeper.models import Game
+from scorekeeper.models import Change, Game
+from tests import play_helpers as play
 from tests.factories import make_game, random_rounds
 
 THREE = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="free")
@@ -160,12 +162,15 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, app):
             ROUNDS,
             game_rules=THREE,
             changes=[
-                {"action": "create_game", "after": {"status": "in_progress"}},
+                {
+                    "action": "create_game",
+                    "after": {"players": ["Ann", "Bob", "<b>Cy</b>"], "first_dealer": 0},
+                },
                 {
                     "action": "edit_round",
                     "round_number": 2,
-                    "before": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 1, 1]},
-                    "after": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 2, 0]},
+                    "before": {"rounds": [round_snapshot(2, bids=[0, 1, 1], tricks=[0, 1, 1])]},
+                    "after": {"rounds": [round_snapshot(2, bids=[0, 1, 1], tricks=[0, 2, 0])]},
                 },
                 {
                     "action": "finish",
@@ -191,13 +196,11 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, app):
     assert "<dt>Round plan</dt><dd>First 3 rounds</dd>" in page
     assert "<dt>Bid rule</dt><dd>Free</dd>" in page
     assert "<dt>Cards per round</dt><dd>1, 2, 3</dd>" in page
-    assert page.index("Game finished") < page.index("Round corrected") < page.index("Game started")
-    assert (
-        'tricks: <span class="num">0 · 1 · 1</span> → <span class="num">0 · 2 · 0</span>' in page
-    )
-    assert (
-        'status: <span class="num">In progress</span> → <span class="num">Finished</span>' in page
-    )
+    assert history_texts(page) == [
+        "Game finished",
+        "Round 2 corrected: Bob's tricks 1 → 2, <b>Cy</b>'s tricks 1 → 0",
+        "Game started: Ann, Bob, <b>Cy</b>; Ann dealt first",
+    ]
     assert "<svg" in page
     assert 'role="img"' in page
     assert "The chart as a table" in page
@@ -282,46 +285,154 @@ def test_game_ids_are_looked_up_not_trusted(client, app):
     assert client.get("/history/0").status_code == 404
 
 
-def test_history_lines_compare_round_snapshots_round_by_round_and_name_seats(app):
-    snapshot = {
-        "number": 3,
-        "hand_size": 3,
-        "dealer": 2,
-        "state": "bidding",
+def round_snapshot(number: int, **fields) -> dict:
+    """A round as the game flow stores it in a change (scorekeeper.games.snapshot)."""
+    return {
+        "number": number,
+        "hand_size": number,
+        "dealer": 0,
+        "state": "scored",
         "trump": None,
-        "bids": [1, None, None],
+        "trump_cause": "jester",
+        "werewolf_played": False,
+        "werewolf_trump": None,
+        "bomb_played": False,
+        "bids": [None, None, None],
+        "cloud_bid": [None, None, None],
         "tricks": [None, None, None],
-    }
-    before = {"status": "in_progress", "rounds": [snapshot]}
-    after = {
-        "status": "in_progress",
-        "rounds": [
-            {
-                **snapshot,
-                "dealer": 0,
-                "state": "scored",
-                "trump": "hearts",
-                "bids": [1, 0, 1],
-                "tricks": [1, 0, 2],
-            }
-        ],
-    }
+    } | fields
+
+
+def history_texts(page: str, *, steps: bool = False) -> list[str]:
+    """The history entries as a reader sees them, newest first (folded steps left out)."""
+    section = page.split('id="changes-heading"')[1].split("</section>")[0]
+    if not steps:
+        section = re.sub(r'<ol class="steps">.*?</ol>', "", section, flags=re.S)
+    texts = re.findall(r'<span class="change-text">(.*?)</span>\s*(?:<time|</li>)', section, re.S)
+    return [html.unescape(" ".join(re.sub(r"<[^>]+>", " ", text).split())) for text in texts]
+
+
+def change(action: str, number: int | None, before: dict | None, after: dict | None):
+    return Change(version=2, action=action, round_number=number, before=before, after=after)
+
+
+NAMES3 = ["Ann", "Bob", "Cy"]
+
+
+@pytest.mark.parametrize(
+    ("action", "was", "now", "text"),
+    [
+        ("set_trump", {"trump_cause": None}, {"trump": "hearts", "trump_cause": "suit"},
+         "Trump for round 3: ♥ Hearts"),
+        ("set_trump", {"trump_cause": None}, {"trump": "spades", "trump_cause": "wizard"},
+         "Trump for round 3: ♠ Spades (Wizard)"),
+        ("set_trump", {"trump_cause": None}, {"trump": None, "trump_cause": "jester"},
+         "Trump for round 3: No trump (Jester)"),
+        ("werewolf", {}, {"werewolf_played": True, "werewolf_trump": "clubs"},
+         "Werewolf in round 3: the trump is now ♣ Clubs"),
+        ("change_dealer", {"dealer": 2}, {"dealer": 1}, "Dealer of round 3 changed to Bob"),
+        ("bid", {"bids": [1, None, None]}, {"bids": [1, 2, None]}, "Bob bid 2 in round 3"),
+        ("bids", {}, {"bids": [1, 0, 2]}, "Everyone's bids entered for round 3"),
+        ("take_back_bid", {"bids": [1, 2, None]}, {"bids": [1, None, None]},
+         "Bob's bid in round 3 taken back"),
+        ("record_round", {"state": "playing"}, {"state": "scored", "tricks": [1, 0, 2]},
+         "Round 3 recorded"),
+        ("edit_round", {"bids": [1, 0, 2], "tricks": [1, 0, 2]},
+         {"bids": [0, 0, 2], "tricks": [1, 1, 1]},
+         "Round 3 corrected: Ann's bid 1 → 0, Bob's tricks 0 → 1, Cy's tricks 2 → 1"),
+        ("edit_round", {"trump": None, "trump_cause": "jester"},
+         {"trump": "hearts", "trump_cause": "suit", "bomb_played": True},
+         "Round 3 corrected: trump No trump (Jester) → ♥ Hearts, the Bomb was played"),
+        ("edit_round", {"cloud_bid": [None, None, None]}, {"cloud_bid": [None, 1, None]},
+         "Round 3 corrected: the Cloud made Bob's bid 1"),
+        ("edit_round", {}, {}, "Round 3 saved without a change"),
+    ],
+)  # fmt: skip
+def test_each_change_is_one_sentence_naming_the_players(app, action, was, now, text):
+    before = {"status": "in_progress", "rounds": [round_snapshot(3, **was)]}
+    after = {"status": "in_progress", "rounds": [round_snapshot(3, **now)]}
     with app.test_request_context():
-        lines = history_labels.change_lines(before, after, ["Ann", "Bob", "Cy"])
-        created = history_labels.change_lines(
-            None,
-            {"players": ["Ann", "Bob"], "first_dealer": 1, "rules": {"players": 3}},
-            ["Ann", "Bob"],
+        said = history_labels.describe(change(action, 3, before, after), NAMES3)
+    assert said.replace("\u00a0", " ") == text
+
+
+def test_sentences_for_the_whole_game_and_for_odd_stored_data(app):
+    finished = change(
+        "record_round",
+        3,
+        {"status": "in_progress", "rounds": [round_snapshot(3, state="playing")]},
+        {"status": "finished", "rounds": [round_snapshot(3)]},
+    )
+    undo = change(
+        "undo", 4, {"rounds": []}, {"rounds": [], "undoes": 7, "undone_action": "record_round"}
+    )
+    created = change(
+        "create_game", None, None, {"players": NAMES3, "first_dealer": 1, "rules": {}}
+    )
+    with app.test_request_context():
+        assert history_labels.describe(finished, NAMES3) == "Round 3 recorded; the game is over"
+        assert history_labels.describe(undo, NAMES3) == "Undone: Round recorded (round 4)"
+        assert history_labels.describe(created, NAMES3) == (
+            "Game started: Ann, Bob, Cy; Bob dealt first"
         )
-    shown = [(line.what, line.before, line.after) for line in lines]
-    assert shown == [
-        ("round 3, dealer", "Cy", "Ann"),
-        ("round 3, stage", "bidding", "scored"),
-        ("round 3, trump", "–", "♥"),
-        ("round 3, bids", "1 · – · –", "1 · 0 · 1"),
-        ("round 3, tricks", "– · – · –", "1 · 0 · 2"),
+        assert history_labels.describe(change("abandon", None, {}, {}), NAMES3) == (
+            "Game abandoned"
+        )
+        # Whatever a restored file holds, the entry still says what happened.
+        assert history_labels.describe(change("bid", 2, None, {"x": 1}), NAMES3) == (
+            "Bid (round 2)"
+        )
+        assert history_labels.describe(change("set_trump", None, None, None), NAMES3) == (
+            "Trump recorded"
+        )
+        assert history_labels.describe(change("mystery", None, None, None), NAMES3) == "mystery"
+
+
+def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(app, client):
+    """Real changes from the game flow: what the history page says about them."""
+    with app.app_context():
+        game_id = play.new_game(
+            ("Ann", "Bob", "Cara"), bid_rule="free", plan=rules.RoundPlan("first_n", rounds=2)
+        )
+        assert play.post(client, game_id, "rounds/1/dealer", {"dealer": 2}).status_code == 303
+        play.trump(client, game_id, 1, "suit:hearts")
+        play.bid(client, game_id, 1, 0, 1)
+        play.post(client, game_id, "rounds/1/take-back", {})
+        for seat, value in ((0, 0), (1, 1), (2, 0)):
+            play.bid(client, game_id, 1, seat, value)
+        play.tricks(client, game_id, 1, {0: 0, 1: 1, 2: 0})
+        edit = {"trump": "suit:hearts", "bid_0": 1, "bid_1": 1, "bid_2": 0}
+        edit |= {"tricks_0": 1, "tricks_1": 0, "tricks_2": 0}
+        assert play.post(client, game_id, "rounds/1/edit", edit).status_code == 303
+        play.trump(client, game_id, 2, "jester:")
+        assert play.post(client, game_id, "undo", {}).status_code == 303
+        assert play.post(client, game_id, "abandon", {}).status_code == 303
+    page = client.get(f"/history/{game_id}").get_data(as_text=True)
+    assert history_texts(page) == [
+        "Game abandoned",
+        "Undone: Trump recorded (round 2)",
+        "Round 1 corrected: Ann's bid 0 → 1, Ann's tricks 0 → 1, Bob's tricks 1 → 0",
+        "Round 1 recorded",
+        "Dealer of round 1 changed to Cara",
+        "Game started: Ann, Bob, Cara; Ann dealt first",
     ]
-    assert [(line.what, line.after) for line in created] == [
-        ("players", "Ann · Bob"),
-        ("first dealer", "Bob"),
-    ]
+    # The steps fold under the round they led to (or alone when nothing was recorded after
+    # them), inside a <details> that opens without JavaScript; the undone one says so.
+    history = page.split('id="changes-heading"')[1]
+    hints = re.findall(r'<details>\s*<summary>.*?<span class="steps-hint">([^<]+)<', history, re.S)
+    assert hints == ["Round 2: trump", "trump, 4 bids, 1 bid taken back"]
+    assert "Trump for round 2: No trump (Jester) undone" in history_texts(page, steps=True)
+    steps = history_texts(page, steps=True)
+    for text in (
+        "Ann bid 1 in round 1",
+        "Ann's bid in round 1 taken back",
+        "Cara bid 0 in round 1",
+    ):
+        assert text in steps
+    # No stored field names or values leak into the page.
+    for word in ("cloud_bid", "hand_size", "trump_cause", "none_left", "scored", " · –"):
+        assert word not in history
+    # The raw history stays in the JSON export.
+    exported = client.get(f"/history/{game_id}/export.json").get_data(as_text=True)
+    assert '"take_back_bid"' in exported
+    assert '"cloud_bid"' in exported

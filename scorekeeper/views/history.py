@@ -217,14 +217,7 @@ def game(game_id: int) -> str:
     sheet = records.sheet_of(game)
     names = records.player_names(game)
     chart = charts.running_totals_chart(sheet, names, game_rules.round_count)
-    history = [
-        {
-            "change": change,
-            "label": history_labels.action_label(change.action),
-            "lines": history_labels.change_lines(change.before, change.after, names),
-        }
-        for change in reversed(game.changes)
-    ]
+    history = history_labels.history_items(game.changes, names)
     return render_template(
         "history/game.html",
         game=game,

@@ -27,12 +27,12 @@ def seeded(live_server):
             game_rules=four,
             created_at=BASE_TIME,
             changes=[
-                {"action": "create_game", "after": {"status": "in_progress"}},
+                {"action": "create_game", "after": {"players": NAMES[:4], "first_dealer": 0}},
                 {
                     "action": "edit_round",
                     "round_number": 3,
-                    "before": {"bids": [1, 0, 2, 1], "tricks": [1, 1, 1, 0]},
-                    "after": {"bids": [1, 0, 2, 1], "tricks": [0, 1, 2, 0]},
+                    "before": {"rounds": [{"number": 3, "tricks": [1, 1, 1, 0]}]},
+                    "after": {"rounds": [{"number": 3, "tricks": [0, 1, 2, 0]}]},
                 },
                 {
                     "action": "finish",
