@@ -33,6 +33,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     config.configure(app, test_config)
     # A template that needs a variable its view forgot fails loudly instead of printing "".
     app.jinja_env.undefined = StrictUndefined
+    app.jinja_env.add_extension("jinja2.ext.do")
     app.jinja_env.globals["current_locale"] = get_locale
 
     db.init_app(app)

@@ -110,8 +110,42 @@ def game_csv(game: Game) -> str:
     return out.getvalue()
 
 
-def game_data(game: Game, *, with_result: bool = False, with_token: bool = False) -> dict:
-    """A game as JSON-ready data: its facts, and optionally the computed result."""
+def secret_rounds(game: Game) -> set[int]:
+    """Rounds whose bids nobody may see yet (secret bids before the tricks are in)."""
+    game_rules = records.rules_of(game)
+    return {
+        round_.number
+        for round_ in game.rounds
+        if rules.bids_are_secret(game_rules, round_.state == RoundState.SCORED)
+    }
+
+
+def without_secret_bids(state: Any, secret: set[int]) -> Any:
+    """A history snapshot with the bids of secret rounds blanked out."""
+    if not secret or not isinstance(state, Mapping) or not isinstance(state.get("rounds"), list):
+        return state
+    rounds = [
+        {**r, "bids": [None] * len(r["bids"]), "cloud_bid": [None] * len(r["cloud_bid"])}
+        if r.get("number") in secret
+        else r
+        for r in state["rounds"]
+    ]
+    return {**state, "rounds": rounds}
+
+
+def game_data(
+    game: Game,
+    *,
+    with_result: bool = False,
+    with_token: bool = False,
+    hide_secret_bids: bool = False,
+) -> dict:
+    """A game as JSON-ready data: its facts, and optionally the computed result.
+
+    ``hide_secret_bids`` blanks secret bids of the round being played (a download anyone at
+    the table can make); the host's backup keeps them so a restore loses nothing.
+    """
+    secret = secret_rounds(game) if hide_secret_bids else set()
     data: dict[str, Any] = {
         "uid": game.uid,
         "status": game.status,
@@ -132,8 +166,8 @@ def game_data(game: Game, *, with_result: bool = False, with_token: bool = False
                 "entries": [
                     {
                         "seat": entry.seat,
-                        "bid": entry.bid,
-                        "cloud_bid": entry.cloud_bid,
+                        "bid": None if round_.number in secret else entry.bid,
+                        "cloud_bid": None if round_.number in secret else entry.cloud_bid,
                         "tricks": entry.tricks,
                     }
                     for entry in round_.entries
@@ -146,8 +180,8 @@ def game_data(game: Game, *, with_result: bool = False, with_token: bool = False
                 "version": change.version,
                 "action": change.action,
                 "round_number": change.round_number,
-                "before": change.before,
-                "after": change.after,
+                "before": without_secret_bids(change.before, secret),
+                "after": without_secret_bids(change.after, secret),
                 "created_at": timestamp(change.created_at),
             }
             for change in game.changes
@@ -185,7 +219,8 @@ def dumps(data: Mapping) -> str:
 
 def game_json(game: Game) -> str:
     players = [seat.player for seat in game.seats]
-    return dumps(envelope("game", players, [game_data(game, with_result=True)]))
+    data = game_data(game, with_result=True, hide_secret_bids=True)
+    return dumps(envelope("game", players, [data]))
 
 
 def full_query() -> sa.Select[tuple[Game]]:

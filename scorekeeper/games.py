@@ -11,6 +11,7 @@ by :mod:`scorekeeper.rules`; this module only stores what passed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -86,6 +87,7 @@ def snapshot(round_: Round) -> dict[str, Any]:
         "werewolf_played": round_.werewolf_played,
         "werewolf_trump": round_.werewolf_trump,
         "bomb_played": round_.bomb_played,
+        "cloud_seat": round_.cloud_seat,
         "bids": [entry.bid for entry in entries],
         "cloud_bid": [entry.cloud_bid for entry in entries],
         "tricks": [entry.tricks for entry in entries],
@@ -96,6 +98,7 @@ def _state(game: Game, numbers: Iterable[int]) -> dict[str, Any]:
     wanted = set(numbers)
     return {
         "status": game.status,
+        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
         "rounds": [snapshot(r) for r in game.rounds if r.number in wanted],
     }
 
@@ -121,14 +124,16 @@ def _restore(game: Game, state: Mapping[str, Any], numbers: Iterable[int]) -> No
             "werewolf_played",
             "werewolf_trump",
             "bomb_played",
+            "cloud_seat",
         ):
-            setattr(round_, key, data[key])
+            setattr(round_, key, data.get(key))
         for entry in round_.entries:
             entry.bid = data["bids"][entry.seat]
             entry.cloud_bid = data["cloud_bid"][entry.seat]
             entry.tricks = data["tricks"][entry.seat]
     game.status = state["status"]
-    game.finished_at = now() if game.status == GameStatus.FINISHED else None
+    finished = state.get("finished_at")
+    game.finished_at = datetime.fromisoformat(finished) if finished else None
 
 
 # --- the one write path --------------------------------------------------------------------
@@ -177,6 +182,10 @@ def apply_change(
             .execution_options(synchronize_session=False)
         )
         if updated.rowcount != 1:
+            # Lost the race: to a twin of this very request (a double tap), or to another phone.
+            db.session.rollback()
+            if already_applied(request_key):
+                raise AlreadyApplied
             raise StaleGame
         record = Change(
             game_id=game.id,
@@ -215,12 +224,17 @@ def new_round(game: Game, number: int, hand_size: int, dealer: int) -> Round:
         round_.trump_cause = cause.value
         round_.trump = trump.value if trump else None
     if game_rules.jester_bid:
-        # Jester bid: everyone bids zero, so there is no bidding step.
-        for entry in round_.entries:
-            entry.bid = 0
+        # Jester bid: everyone who bids bids zero, so there is no bidding step.
+        _jester_bids(game_rules, round_)
         round_.state = RoundState.PLAYING
     game.rounds.append(round_)
     return round_
+
+
+def _jester_bids(game_rules: rules.GameRules, round_: Round) -> None:
+    bidders = set(rules.bid_order(game_rules, round_.dealer))
+    for entry in round_.entries:
+        entry.bid = 0 if entry.seat in bidders else None
 
 
 def _resolve_players(names: Sequence[str]) -> list[Player]:
@@ -246,8 +260,11 @@ def create_game(
     """
     if (earlier := game_started_by(request_key)) is not None:
         return earlier
+    if already_applied(request_key):
+        request_key = None  # a key of some other change: not a repeat of this start
     game = Game(rules=game_rules.to_dict(), first_dealer=first_dealer, version=1)
-    for position, player in enumerate(_resolve_players(names)):
+    players = _resolve_players(names)
+    for position, player in enumerate(players):
         game.seats.append(Seat(player=player, position=position))
     db.session.add(game)
     db.session.flush()
@@ -259,7 +276,11 @@ def create_game(
             action="create_game",
             round_number=1,
             before=None,
-            after={"players": list(names), "first_dealer": first_dealer, "rules": game.rules},
+            after={
+                "players": [player.name for player in players],
+                "first_dealer": first_dealer,
+                "rules": game.rules,
+            },
             request_key=request_key or None,
         )
     )
@@ -303,7 +324,10 @@ def _require_trump(round_: Round) -> None:
         raise RulesRejected([rules.Problem("trump_first", "trump", round_number=round_.number)])
 
 
-def _no_bids_yet(game_rules: rules.GameRules, round_: Round) -> bool:
+def dealer_can_change(game_rules: rules.GameRules, round_: Round) -> bool:
+    """Whether bidding has not started yet, so the round's dealer may still change."""
+    if round_.state == RoundState.SCORED:
+        return False
     return game_rules.jester_bid or all(bid is None for bid in bids_of(round_).values())
 
 
@@ -349,9 +373,12 @@ def change_dealer(game: Game, round_: Round, dealer: int) -> None:
                 )
             ]
         )
-    if not _no_bids_yet(game_rules, round_):
+    if not dealer_can_change(game_rules, round_):
         raise RulesRejected([rules.Problem("bidding_started", "dealer")])
     round_.dealer = dealer
+    if game_rules.jester_bid:
+        # With Saboteur the new dealer is the one who does not bid.
+        _jester_bids(game_rules, round_)
 
 
 def record_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
@@ -432,6 +459,16 @@ def _store_outcome(
     round_.cloud_seat = cloud.seat if cloud else None
 
 
+# Problems whose numbers would reveal a secret bid before the round is scored.
+_BID_REVEALING = frozenset({"cloud_bid_out_of_range", "cloud_change_not_one"})
+
+
+def _without_bids(problem: rules.Problem) -> rules.Problem:
+    if problem.code in _BID_REVEALING:
+        return rules.Problem("cloud_change_impossible", "cloud", problem.seat)
+    return problem
+
+
 def record_tricks(
     game: Game,
     round_: Round,
@@ -447,7 +484,10 @@ def record_tricks(
         raise RulesRejected([rules.Problem("bids_first", "tricks", round_number=round_.number)])
     game_rules = rules_of(game)
     totals = sheet_of(game).totals
-    _check(rules.validate_round(game_rules, _record_for(round_, tricks, cloud, bomb), totals))
+    problems = rules.validate_round(game_rules, _record_for(round_, tricks, cloud, bomb), totals)
+    if game_rules.bid_reveal == rules.BidReveal.SECRET:
+        problems = tuple(_without_bids(problem) for problem in problems)
+    _check(problems)
     _store_outcome(round_, tricks, cloud, bomb)
     round_.state = RoundState.SCORED
     if round_.number >= game_rules.round_count:
@@ -482,6 +522,8 @@ def edit_round(
         raise RulesRejected(
             [rules.Problem("round_not_scored", "round", round_number=round_.number)]
         )
+    if game.status == GameStatus.ABANDONED:
+        raise RulesRejected([rules.Problem("game_not_in_progress", "game")])
     totals = sheet_of(game).totals_before(round_.number)
     problems = list(
         rules.validate_trump(game_rules, round_.number, round_.hand_size, cause, trump)
@@ -514,11 +556,11 @@ def undo(game: Game, change: Change) -> dict[str, Any]:
     return {"undoes": change.version, "undone_action": change.action}
 
 
-def undone_tricks(game: Game, round_: Round) -> dict[int, int]:
-    """The tricks of ``round_`` as recorded before the latest change undid that recording.
+def undone_outcome(game: Game, round_: Round) -> dict[str, str]:
+    """The tricks (and Bomb, Cloud) of ``round_`` as saved before the latest change undid it.
 
-    After "undo" of a saved round the tricks screen offers them again, so fixing one number
-    does not mean typing the whole round again.
+    After "undo" of a saved round the tricks screen offers them again, as form values, so
+    fixing one number does not mean entering the whole round again.
     """
     if not game.changes or game.changes[-1].action != "undo":
         return {}
@@ -526,10 +568,16 @@ def undone_tricks(game: Game, round_: Round) -> dict[int, int]:
     undone = next((c for c in game.changes if c.version == undone_version), None)
     if undone is None or undone.action != "record_round":
         return {}
-    for data in undone.after["rounds"]:
-        if data["number"] == round_.number:
-            return {seat: v for seat, v in enumerate(data["tricks"]) if v is not None}
-    return {}
+    saved = next((r for r in undone.after["rounds"] if r["number"] == round_.number), None)
+    if saved is None:
+        return {}
+    values = {f"tricks_{seat}": str(v) for seat, v in enumerate(saved["tricks"]) if v is not None}
+    if saved.get("bomb_played"):
+        values["bomb"] = "y"
+    for seat, (bid, cloud_bid) in enumerate(zip(saved["bids"], saved["cloud_bid"], strict=True)):
+        if cloud_bid is not None and bid is not None:
+            values |= {"cloud_seat": str(seat), "cloud_change": str(cloud_bid - bid)}
+    return values
 
 
 def abandon(game: Game) -> None:

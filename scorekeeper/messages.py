@@ -623,6 +623,9 @@ _MESSAGES: dict[str, Callable[[_Context], str]] = {
         "With the Cloud, %(name)s's new bid must be 0 to %(max)s, not %(value)s."
     ),
     "cloud_change_not_one": _cloud_change_not_one,
+    "cloud_change_impossible": _simple(
+        "With the Cloud, %(name)s's bid cannot change that way: it must stay 0 to the cards."
+    ),
     # Tricks
     "bomb_not_in_play": _not_in_play("bomb"),
     "tricks_missing": _simple("Tricks missing for %(name)s."),

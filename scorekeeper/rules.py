@@ -58,6 +58,7 @@ __all__ = [
     "TrumpCause",
     "TrumpChoice",
     "bid_order",
+    "bids_are_secret",
     "cards_left_to_turn",
     "dealer_seat",
     "everyone_made_bid_possible",
@@ -1050,6 +1051,11 @@ def validate_bids(
             )
         )
     return tuple(found)
+
+
+def bids_are_secret(rules: GameRules, scored: bool) -> bool:
+    """Whether a round's bids must stay off every screen: secret bids, until the tricks are in."""
+    return rules.bid_reveal is BidReveal.SECRET and not scored
 
 
 def validate_cloud(

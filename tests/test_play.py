@@ -622,3 +622,130 @@ def test_standings_show_each_players_points_in_the_last_round(ctx, client):
     assert "Rd 1" in page
     assert "made the bid</span>+30" in page
     assert "missed the bid</span>-10" in page
+
+
+def test_secret_bids_stay_out_of_the_game_export_until_scored(ctx, client):
+    import json
+
+    game_id = new_game(bid_rule="free", bid_reveal="secret")
+    trump(client, game_id, 1)
+    post(client, game_id, "rounds/1/bids", {"bid_0": 1, "bid_1": 0, "bid_2": 1})
+    exported = json.loads(client.get(f"/history/{game_id}/export.json").get_data(as_text=True))
+    game = exported["games"][0]
+    assert [e["bid"] for e in game["rounds"][0]["entries"]] == [None, None, None]
+    assert "1, 0, 1" not in json.dumps(game["history"]).replace("[", "").replace("]", "")
+    for change in game["history"]:
+        for state in (change["before"], change["after"]):
+            for snapshot in (state or {}).get("rounds", []):
+                assert set(snapshot["bids"]) <= {None}
+    assert tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}).status_code == 303
+    exported = json.loads(client.get(f"/history/{game_id}/export.json").get_data(as_text=True))
+    assert [e["bid"] for e in exported["games"][0]["rounds"][0]["entries"]] == [1, 0, 1]
+
+
+def test_a_cloud_error_in_a_secret_game_does_not_reveal_the_bid(ctx, client):
+    game_id = new_game(
+        bid_rule="free", bid_reveal="secret", jubilee=rules.JubileeCards(cloud=True)
+    )
+    trump(client, game_id, 1)
+    post(client, game_id, "rounds/1/bids", {"bid_0": 1, "bid_1": 0, "bid_2": 0})
+    response = tricks(
+        client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="1", cloud_change="-1", headers=HX
+    )
+    assert response.status_code == 422
+    page = text(response)
+    assert "bid cannot change that way" in page
+    assert "not -1" not in page
+
+
+def test_jester_bid_with_saboteur_leaves_the_dealer_without_a_bid(ctx, client):
+    game_id = new_game(jester_bid=True, saboteur=True)
+    trump(client, game_id, 1)
+    assert "dealer, no bid" in text(client.get(f"/games/{game_id}"))
+    assert tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}).status_code == 303
+    assert sheet_totals(client, game_id) == [20, 20, 20]
+
+
+def test_the_dealer_can_change_when_the_trump_is_automatic(ctx, client):
+    game_id = new_game(plan=rules.RoundPlan(rules.PlanKind.MAXIMUS), bid_rule="free")
+    assert "Someone else deals this round?" in text(client.get(f"/games/{game_id}"))
+    assert post(client, game_id, "rounds/1/dealer", {"dealer": 1}).status_code == 303
+    bid(client, game_id, 1, 2, 0)
+    assert "Someone else deals this round?" not in text(client.get(f"/games/{game_id}"))
+
+
+def test_an_unchanged_correction_changes_nothing_even_with_a_cloud(ctx, client):
+    game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
+    trump(client, game_id, 1)
+    for seat, value in ((1, 0), (2, 1), (0, 0)):
+        bid(client, game_id, 1, seat, value)
+    # Cara bid 1, the Cloud took her to 0, and she took no trick: made.
+    tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="2", cloud_change="-1")
+    before = sheet_totals(client, game_id)
+    page = client.get(f"/games/{game_id}/rounds/1/edit").get_data(as_text=True)
+    assert '<option value="-1" selected>' in page
+    assert '<option value="2" selected>' in page
+    data = {
+        "trump": "suit:hearts",
+        "bid_0": 0,
+        "bid_1": 0,
+        "bid_2": 1,
+        "tricks_0": 1,
+        "tricks_1": 0,
+        "tricks_2": 0,
+        "cloud_seat": 2,
+        "cloud_change": -1,
+    }
+    assert post(client, game_id, "rounds/1/edit", data).status_code == 303
+    assert sheet_totals(client, game_id) == before == [-10, 20, 20]
+
+
+def test_correcting_the_cloud_winners_bid_applies_the_cloud_to_the_new_bid(ctx, client):
+    game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
+    trump(client, game_id, 1)
+    for seat, value in ((1, 0), (2, 0), (0, 0)):
+        bid(client, game_id, 1, seat, value)
+    tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="0", cloud_change="1")
+    data = {
+        "trump": "suit:hearts",
+        "bid_0": 1,
+        "bid_1": 0,
+        "bid_2": 0,
+        "tricks_0": 1,
+        "tricks_1": 0,
+        "tricks_2": 0,
+        "cloud_seat": 0,
+        "cloud_change": -1,
+    }
+    assert post(client, game_id, "rounds/1/edit", data).status_code == 303
+    entry = db.session.scalar(sa.select(Entry).filter_by(seat=0))
+    assert (entry.bid, entry.cloud_bid) == (1, 0)
+    assert sheet_totals(client, game_id)[0] == -10
+
+
+def test_undo_of_a_correction_restores_the_cloud_and_the_finish_time(ctx, client):
+    game_id = new_game(
+        bid_rule="free",
+        plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=1),
+        jubilee=rules.JubileeCards(cloud=True),
+    )
+    play_round(client, game_id, 1, 0, [0, 0, 0], [1, 0, 0])
+    db.session.expire_all()
+    finished_at = db.session.get(Game, game_id).finished_at
+    data = {
+        "trump": "suit:hearts",
+        "bid_0": 0,
+        "bid_1": 0,
+        "bid_2": 0,
+        "tricks_0": 1,
+        "tricks_1": 0,
+        "tricks_2": 0,
+        "cloud_seat": 0,
+        "cloud_change": 1,
+    }
+    post(client, game_id, "rounds/1/edit", data)
+    post(client, game_id, "undo", {})
+    db.session.expire_all()
+    game = db.session.get(Game, game_id)
+    assert game.rounds[0].cloud_seat is None
+    assert game.finished_at == finished_at

@@ -24,6 +24,7 @@ from scorekeeper.rules import (
     Suit,
     TrumpCause,
     bid_order,
+    bids_are_secret,
     cards_left_to_turn,
     dealer_seat,
     everyone_made_bid_possible,
@@ -1263,3 +1264,17 @@ def test_correction_that_puts_the_last_bidder_alone_in_the_lead_flags_later_cana
     )
     # the records themselves are untouched
     assert corrected[1] == round2
+
+
+@pytest.mark.parametrize(
+    ("reveal", "scored", "secret"),
+    [
+        (BidReveal.SECRET, False, True),
+        (BidReveal.SECRET, True, False),
+        (BidReveal.HIDDEN, False, False),
+        (BidReveal.OPEN, False, False),
+    ],
+)
+def test_secret_bids_stay_hidden_only_until_the_round_is_scored(reveal, scored, secret):
+    game_rules = GameRules(players=3, bid_rule=BidRule.FREE, bid_reveal=reveal)
+    assert bids_are_secret(game_rules, scored) is secret

@@ -8,7 +8,7 @@ or a redirect back to the table (plain form post).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,9 +104,12 @@ def table_context(
         "undo_change": games.undoable(game),
         "flags": rules.flagged_rounds(game_rules, round_records(game)),
         "winner_names": [names[seat] for seat in sheet.winners],
+        "dealer_can_change": False,
     }
     if round_ is not None and step != "closed":
         bids = games.bids_of(round_)
+        if step == "tricks" and not kept:
+            context["kept"] = games.undone_outcome(game, round_)
         context |= {
             "bids": bids,
             "bid_order": rules.bid_order(game_rules, round_.dealer),
@@ -118,24 +121,24 @@ def table_context(
             ),
             "bid_total": sum(b for b in bids.values() if b is not None),
             "required_tricks": rules.required_trick_total(round_.hand_size, False),
-            "prefill": (prefill := tricks_prefill(game, round_, kept or {})),
+            "prefill": (prefill := tricks_prefill(context["kept"])),
             "remaining": rules.remaining_tricks(
-                round_.hand_size, prefill, bool((kept or {}).get("bomb"))
+                round_.hand_size, prefill, bool(context["kept"].get("bomb"))
             ),
             "all_made_possible": rules.everyone_made_bid_possible(round_.hand_size, bids, False),
-            "secret": game_rules.bid_reveal == rules.BidReveal.SECRET,
+            "secret": rules.bids_are_secret(game_rules, round_.state == RoundState.SCORED),
+            "dealer_can_change": games.dealer_can_change(game_rules, round_),
         }
     return context
 
 
-def tricks_prefill(game: Game, round_: Round, kept: dict[str, Any]) -> dict[int, int]:
-    """Tricks shown as already chosen: those just posted, else those an undo took back."""
-    posted = {
+def tricks_prefill(kept: dict[str, Any]) -> dict[int, int]:
+    """Tricks shown as already chosen (from posted or restored form values), by seat."""
+    return {
         int(key.removeprefix("tricks_")): int(value)
         for key, value in kept.items()
         if key.removeprefix("tricks_").isdigit() and str(value).isdigit()
     }
-    return posted if posted or kept else games.undone_tricks(game, round_)
 
 
 def render_table(game: Game, status: int = 200, **context: Any) -> Response:
@@ -324,18 +327,19 @@ def werewolf(game_id: int, number: int) -> Response:
 
 
 def _outcome(
-    form: FlaskForm, round_: Round, players: int
-) -> tuple[dict, rules.CloudChange | None, bool]:
-    """Tricks, Cloud change and Bomb from a tricks or edit form."""
+    form: FlaskForm, bids: Mapping[int, int | None], players: int
+) -> tuple[dict[int, int | None], rules.CloudChange | None, bool]:
+    """Tricks, Cloud change and Bomb from a tricks or correction form, given the round's bids."""
     bomb = bool(form.bomb.data)
     cloud = None
     if form.cloud_seat.data is not None and form.cloud_change.data:
         seat = form.cloud_seat.data
-        bid = games.bids_of(round_).get(seat) if 0 <= seat < players else None
-        cloud = rules.CloudChange(seat, (bid if bid is not None else 0) + form.cloud_change.data)
+        bid = bids.get(seat) if 0 <= seat < players else None
+        # Without a bid there is nothing to change: the rules report the seat, not a number.
+        new_bid = bid + form.cloud_change.data if bid is not None else 0
+        cloud = rules.CloudChange(seat, new_bid)
     tricks = play_forms.seat_values(form, "tricks", players)
     if form.all_made.data:
-        bids = games.bids_of(round_)
         tricks = {seat: bids.get(seat) or 0 for seat in range(players)}
         if cloud is not None:
             tricks[cloud.seat] = cloud.new_bid
@@ -348,7 +352,7 @@ def tricks(game_id: int, number: int) -> Response:
     form = play_forms.tricks_form(players)
 
     def change(game: Game, round_: Round | None) -> None:
-        values, cloud, bomb = _outcome(form, round_, players)
+        values, cloud, bomb = _outcome(form, games.bids_of(round_), players)
         games.record_tricks(game, round_, values, cloud=cloud, bomb=bomb)
 
     return _write(game_id, number, form, "record_round", change)
@@ -403,6 +407,28 @@ def sheet(game_id: int) -> Response:
     return response
 
 
+def edit_values(round_: Round, form: FlaskForm) -> dict[str, Any]:
+    """What the correction page shows as chosen: the posted values, else the stored round."""
+    if form.is_submitted():
+        return {
+            name: (field.raw_data[0] if field.raw_data else None)
+            for name, field in form._fields.items()
+            if name not in ("csrf_token", "version", "request_key")
+        } | {"bomb": bool(form.bomb.data)}
+    values: dict[str, Any] = {
+        "trump": f"{round_.trump_cause or ''}:{round_.trump or ''}",
+        "bomb": round_.bomb_played,
+        "cloud_seat": round_.cloud_seat,
+        "cloud_change": None,
+    }
+    for entry in round_.entries:
+        values[f"bid_{entry.seat}"] = entry.bid
+        values[f"tricks_{entry.seat}"] = entry.tricks
+        if entry.cloud_bid is not None and entry.bid is not None:
+            values["cloud_change"] = entry.cloud_bid - entry.bid
+    return values
+
+
 def render_edit(
     game: Game,
     round_: Round,
@@ -411,14 +437,12 @@ def render_edit(
     errors: Errors | None = None,
     notice: str | None = None,
 ) -> str:
-    """The correction page of a played round (values from the form when it was posted)."""
+    """The correction page of a played round."""
     return render_template(
         "play/edit_round.html",
         **table_context(game, errors=errors, notice=notice),
         edit_round=round_,
-        form=form,
-        edit_bids=games.bids_of(round_),
-        edit_tricks=games.tricks_of(round_),
+        chosen=edit_values(round_, form),
         trump_causes=rules.trump_choice(rules_of(game), round_.number, round_.hand_size),
     )
 
@@ -437,14 +461,15 @@ def edit_round(game_id: int, number: int) -> Response | str:
         return render_edit(game, round_, form)
 
     def change(game: Game, round_: Round | None) -> None:
-        values, cloud, bomb = _outcome(form, round_, players)
+        bids = play_forms.seat_values(form, "bid", players)
+        values, cloud, bomb = _outcome(form, bids, players)
         cause, suit = (form.trump.data or ":").partition(":")[::2]
         games.edit_round(
             game,
             round_,
             cause=cause or None,
             trump=suit or None,
-            bids=play_forms.seat_values(form, "bid", players),
+            bids=bids,
             tricks=values,
             cloud=cloud,
             bomb=bomb,
