@@ -4,7 +4,7 @@ Everything that needs a score sheet (the table, the live view, history, statisti
 export) goes through here, so the rules module stays the only place scores come from.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.orm import selectinload
@@ -26,24 +26,42 @@ def rules_of(game: Game) -> rules.GameRules:
     return rules.GameRules.from_dict(game.rules)
 
 
-def round_record(round_: Round, players: int) -> rules.RoundRecord:
-    """A scored round as the rules module sees it (bids and tricks by seat)."""
+def record_from(
+    number: int,
+    hand_size: int,
+    dealer: int,
+    bomb_played: bool,
+    entries: Iterable[tuple[int, int | None, int | None, int | None]],
+    players: int,
+) -> rules.RoundRecord:
+    """A scored round for the rules module from stored values.
+
+    ``entries`` are (seat, bid, cloud_bid, tricks); a ``cloud_bid`` marks the Cloud's change.
+    """
     bids: list[int | None] = [None] * players
     tricks = [0] * players
     cloud = None
-    for entry in round_.entries:
-        bids[entry.seat] = entry.bid
-        tricks[entry.seat] = entry.tricks or 0
-        if entry.cloud_bid is not None:
-            cloud = rules.CloudChange(seat=entry.seat, new_bid=entry.cloud_bid)
+    for seat, bid, cloud_bid, took in entries:
+        bids[seat] = bid
+        tricks[seat] = took or 0
+        if cloud_bid is not None:
+            cloud = rules.CloudChange(seat=seat, new_bid=cloud_bid)
     return rules.RoundRecord(
-        number=round_.number,
-        hand_size=round_.hand_size,
-        dealer=round_.dealer,
+        number=number,
+        hand_size=hand_size,
+        dealer=dealer,
         bids=tuple(bids),
         tricks=tuple(tricks),
         cloud=cloud,
-        bomb_played=round_.bomb_played,
+        bomb_played=bomb_played,
+    )
+
+
+def round_record(round_: Round, players: int) -> rules.RoundRecord:
+    """A scored round as the rules module sees it (bids and tricks by seat)."""
+    entries = ((e.seat, e.bid, e.cloud_bid, e.tricks) for e in round_.entries)
+    return record_from(
+        round_.number, round_.hand_size, round_.dealer, round_.bomb_played, entries, players
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import sqlalchemy as sa
 from flask import Blueprint, Response, abort, render_template, request
 
-from .. import rules, stats
+from .. import records, rules, stats
 from ..extensions import db
 from ..models import Entry, Game, GameStatus, Player, Round, RoundState, Seat
 from .history import PeriodFilter, page_or_fragment, period_conditions
@@ -102,28 +102,13 @@ def played_games(player: Player, conditions: list[Any]) -> list[stats.PlayedGame
 
 
 def round_record(rows: list[tuple], players: int) -> rules.RoundRecord:
-    """One scored round from its entry rows, by seat (see ``records.round_record``).
+    """One scored round from its entry rows.
 
     Each row is (number, hand_size, dealer, bomb_played, seat, bid, cloud_bid, tricks).
     """
-    bids: list[int | None] = [None] * players
-    tricks = [0] * players
-    cloud = None
-    for *_round, seat, bid, cloud_bid, took in rows:
-        bids[seat] = bid
-        tricks[seat] = took or 0
-        if cloud_bid is not None:
-            cloud = rules.CloudChange(seat=seat, new_bid=cloud_bid)
     number, hand_size, dealer, bomb_played = rows[0][:4]
-    return rules.RoundRecord(
-        number=number,
-        hand_size=hand_size,
-        dealer=dealer,
-        bids=tuple(bids),
-        tricks=tuple(tricks),
-        cloud=cloud,
-        bomb_played=bomb_played,
-    )
+    entries = (tuple(row[4:]) for row in rows)
+    return records.record_from(number, hand_size, dealer, bomb_played, entries, players)
 
 
 @bp.get("/<int:player_id>")
