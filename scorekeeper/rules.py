@@ -1272,6 +1272,11 @@ def _best(seats: Iterable[int], key: Sequence[int]) -> tuple[int, ...]:
     return tuple(seat for seat in seats if key[seat] == top)
 
 
+def _round_shape_problem(record: RoundRecord, players: int) -> Problem:
+    values = {"bids": len(record.bids), "tricks": len(record.tricks), "players": players}
+    return Problem("round_shape", "round", values=values)
+
+
 def _record_problems(rules: GameRules, record: RoundRecord, expected: int) -> list[Problem]:
     players = rules.players
     number = record.number
@@ -1285,17 +1290,7 @@ def _record_problems(rules: GameRules, record: RoundRecord, expected: int) -> li
             )
         )
     if len(record.bids) != players or len(record.tricks) != players:
-        found.append(
-            Problem(
-                "round_shape",
-                "round",
-                values={
-                    "bids": len(record.bids),
-                    "tricks": len(record.tricks),
-                    "players": players,
-                },
-            )
-        )
+        found.append(_round_shape_problem(record, players))
         return [dataclasses.replace(problem, round_number=number) for problem in found]
     found.extend(_dealer_problems(rules, record.dealer))
     if not found:
@@ -1373,17 +1368,7 @@ def validate_round(
     players = rules.players
     found: list[Problem] = []
     if len(record.bids) != players or len(record.tricks) != players:
-        found.append(
-            Problem(
-                "round_shape",
-                "round",
-                values={
-                    "bids": len(record.bids),
-                    "tricks": len(record.tricks),
-                    "players": players,
-                },
-            )
-        )
+        found.append(_round_shape_problem(record, players))
     else:
         top = rules.max_hand_size
         if not (_is_int(record.hand_size) and 1 <= record.hand_size <= top):

@@ -62,3 +62,11 @@ def sheet_totals(client: FlaskClient, game_id: int) -> list[int]:
     page = client.get(f"/games/{game_id}/sheet").get_data(as_text=True)
     footer = page.split("<tfoot>")[1].split("</tfoot>")[0]
     return [int(value) for value in re.findall(r'class="total[^"]*">(-?\d+)<', footer)]
+
+
+def correction(bids: list[int], took: list[int], trump: str = "suit:hearts", **extra) -> dict:
+    """The correction form of a round as the page posts it: bids and tricks by seat."""
+    data = {"trump": trump, **extra}
+    data |= {f"bid_{seat}": value for seat, value in enumerate(bids)}
+    data |= {f"tricks_{seat}": value for seat, value in enumerate(took)}
+    return data

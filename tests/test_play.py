@@ -9,6 +9,7 @@ from scorekeeper.models import Change, Entry, Game, Round
 from tests.play_helpers import (
     HX,
     bid,
+    correction,
     new_game,
     play_round,
     post,
@@ -336,15 +337,7 @@ def test_correcting_a_past_round_recomputes_totals(ctx, client):
     play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
     edit = client.get(f"/games/{game_id}/rounds/1/edit")
     assert edit.status_code == 200
-    data = {
-        "trump": "suit:hearts",
-        "bid_0": 0,
-        "bid_1": 0,
-        "bid_2": 0,
-        "tricks_0": 1,
-        "tricks_1": 0,
-        "tricks_2": 0,
-    }
+    data = correction([0, 0, 0], [1, 0, 0])
     response = post(client, game_id, "rounds/1/edit", data)
     assert response.status_code == 303
     sheet = text(client.get(f"/games/{game_id}/sheet"))
@@ -356,15 +349,7 @@ def test_a_bad_correction_is_refused_and_changes_nothing(ctx, client):
     game_id = new_game(bid_rule="free")
     play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
     before = version(game_id)
-    data = {
-        "trump": "suit:hearts",
-        "bid_0": 0,
-        "bid_1": 0,
-        "bid_2": 0,
-        "tricks_0": 1,
-        "tricks_1": 1,
-        "tricks_2": 0,
-    }
+    data = correction([0, 0, 0], [1, 1, 0])
     response = post(client, game_id, "rounds/1/edit", data)
     assert response.status_code == 422
     assert "add up to 2" in text(response)
@@ -378,15 +363,7 @@ def test_correction_that_changes_the_leader_flags_later_canadian_rounds(ctx, cli
     # Round 2: Bob deals and bids last, making the bids even: fine, he was not leading.
     play_round(client, game_id, 2, 1, [0, 1, 1], [0, 1, 1])
     # Correct round 1 so that Bob led alone before round 2: round 2 breaks Canadian now.
-    data = {
-        "trump": "suit:hearts",
-        "bid_0": 0,
-        "bid_1": 0,
-        "bid_2": 1,
-        "tricks_0": 1,
-        "tricks_1": 0,
-        "tricks_2": 0,
-    }
+    data = correction([0, 0, 1], [1, 0, 0])
     assert post(client, game_id, "rounds/1/edit", data).status_code == 303
     sheet = text(client.get(f"/games/{game_id}/sheet"))
     assert "Rounds to check after a correction" in sheet
@@ -553,18 +530,7 @@ def test_every_write_answers_htmx_with_the_table_and_a_plain_post_with_a_redirec
     ("path", "data"),
     [
         ("again", {}),
-        (
-            "rounds/1/edit",
-            {
-                "trump": "suit:hearts",
-                "bid_0": 0,
-                "bid_1": 1,
-                "bid_2": 0,
-                "tricks_0": 0,
-                "tricks_1": 1,
-                "tricks_2": 0,
-            },
-        ),
+        ("rounds/1/edit", correction([0, 1, 0], [0, 1, 0])),
     ],
 )
 def test_writes_that_leave_the_table_redirect_htmx_too(ctx, client, path, data):
@@ -685,17 +651,7 @@ def test_an_unchanged_correction_changes_nothing_even_with_a_cloud(ctx, client):
     page = client.get(f"/games/{game_id}/rounds/1/edit").get_data(as_text=True)
     assert '<option value="-1" selected>' in page
     assert '<option value="2" selected>' in page
-    data = {
-        "trump": "suit:hearts",
-        "bid_0": 0,
-        "bid_1": 0,
-        "bid_2": 1,
-        "tricks_0": 1,
-        "tricks_1": 0,
-        "tricks_2": 0,
-        "cloud_seat": 2,
-        "cloud_change": -1,
-    }
+    data = correction([0, 0, 1], [1, 0, 0], cloud_seat=2, cloud_change=-1)
     assert post(client, game_id, "rounds/1/edit", data).status_code == 303
     assert sheet_totals(client, game_id) == before == [-10, 20, 20]
 
@@ -706,17 +662,7 @@ def test_correcting_the_cloud_winners_bid_applies_the_cloud_to_the_new_bid(ctx, 
     for seat, value in ((1, 0), (2, 0), (0, 0)):
         bid(client, game_id, 1, seat, value)
     tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="0", cloud_change="1")
-    data = {
-        "trump": "suit:hearts",
-        "bid_0": 1,
-        "bid_1": 0,
-        "bid_2": 0,
-        "tricks_0": 1,
-        "tricks_1": 0,
-        "tricks_2": 0,
-        "cloud_seat": 0,
-        "cloud_change": -1,
-    }
+    data = correction([1, 0, 0], [1, 0, 0], cloud_seat=0, cloud_change=-1)
     assert post(client, game_id, "rounds/1/edit", data).status_code == 303
     entry = db.session.scalar(sa.select(Entry).filter_by(seat=0))
     assert (entry.bid, entry.cloud_bid) == (1, 0)
@@ -732,17 +678,7 @@ def test_undo_of_a_correction_restores_the_cloud_and_the_finish_time(ctx, client
     play_round(client, game_id, 1, 0, [0, 0, 0], [1, 0, 0])
     db.session.expire_all()
     finished_at = db.session.get(Game, game_id).finished_at
-    data = {
-        "trump": "suit:hearts",
-        "bid_0": 0,
-        "bid_1": 0,
-        "bid_2": 0,
-        "tricks_0": 1,
-        "tricks_1": 0,
-        "tricks_2": 0,
-        "cloud_seat": 0,
-        "cloud_change": 1,
-    }
+    data = correction([0, 0, 0], [1, 0, 0], cloud_seat=0, cloud_change=1)
     post(client, game_id, "rounds/1/edit", data)
     post(client, game_id, "undo", {})
     db.session.expire_all()
