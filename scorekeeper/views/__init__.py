@@ -2,7 +2,7 @@
 
 from flask import Flask
 
-from . import history, main, play, players, setup
+from . import history, live, main, play, players, setup
 
 
 def register(app: Flask) -> None:
@@ -11,3 +11,4 @@ def register(app: Flask) -> None:
     app.register_blueprint(setup.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(live.bp)

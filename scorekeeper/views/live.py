@@ -1,0 +1,85 @@
+"""The read-only live view: the standings on the other phones at the table.
+
+It polls every few seconds and costs almost nothing while the game does not change: each
+answer carries the game's version as its ETag, and a poll whose ``If-None-Match`` still
+matches gets an empty 304 after one small query.
+"""
+
+from typing import Any
+
+import segno
+import sqlalchemy as sa
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+
+from ..extensions import db
+from ..models import Game
+from ..records import game_query
+from .play import load_game, table_context
+
+bp = Blueprint("live", __name__)
+
+
+def _etag(game_id: int, version: int, part: str) -> str:
+    return f"{part}-{game_id}-{version}"
+
+
+def _conditional(token: str, part: str) -> tuple[int, str] | Response:
+    """The game's id and current ETag, or a ready 304 when the phone is up to date."""
+    found = db.session.execute(
+        sa.select(Game.id, Game.version).where(Game.live_token == token)
+    ).first()
+    if found is None:
+        abort(404)
+    etag = _etag(found.id, found.version, part)
+    if etag in request.if_none_match:
+        response = Response(status=304)
+        response.set_etag(etag)
+        response.cache_control.no_cache = True
+        return response
+    return found.id, etag
+
+
+def _live_response(template: str, etag: str, **context: Any) -> Response:
+    response = Response(render_template(template, **context))
+    response.set_etag(etag)
+    # Keep a copy but ask every time: the answer is a 304 until the game changes.
+    response.cache_control.no_cache = True
+    return response
+
+
+def live_context(game: Game) -> dict[str, Any]:
+    return table_context(game) | {
+        "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
+        "board_url": url_for("live.board", token=game.live_token),
+    }
+
+
+@bp.get("/live/<token>")
+def page(token: str) -> Response:
+    """The live view's page (it includes the board, which refreshes itself)."""
+    checked = _conditional(token, "page")
+    if isinstance(checked, Response):
+        return checked
+    game_id, etag = checked
+    return _live_response("live/page.html", etag, **live_context(load_game(game_id)))
+
+
+@bp.get("/live/<token>/board")
+def board(token: str) -> Response:
+    """The part of the live view that polls: round, trump, bids and standings."""
+    checked = _conditional(token, "board")
+    if isinstance(checked, Response):
+        return checked
+    game_id, etag = checked
+    return _live_response("live/_board.html", etag, **live_context(load_game(game_id)))
+
+
+@bp.get("/games/<int:game_id>/share")
+def share(game_id: int) -> str:
+    """The live link for the other phones, as text and as a QR code."""
+    game = db.session.scalar(game_query().where(Game.id == game_id))
+    if game is None:
+        abort(404)
+    url = url_for("live.page", token=game.live_token, _external=True)
+    qr = segno.make(url, error="m").svg_inline(scale=5, border=2, dark="#1d232b", light="#ffffff")
+    return render_template("live/share.html", game=game, url=url, qr=qr)

@@ -1,0 +1,44 @@
+"""The live view on a second phone follows the game by itself."""
+
+from flask import request, request_finished
+from playwright.sync_api import expect
+
+from scorekeeper import games, rules
+from scorekeeper.extensions import db
+from scorekeeper.models import Game
+from tests.browser.conftest import new_context
+
+
+def test_the_live_view_updates_itself_and_polls_with_304s(browser, live_server, screenshot):
+    live_server.app.config["LIVE_POLL_SECONDS"] = 1
+    with live_server.app.app_context():
+        game = games.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
+        game_id, token = game.id, game.live_token
+    table_phone, watching_phone = new_context(browser), new_context(browser, color_scheme="dark")
+    table, watcher = table_phone.new_page(), watching_phone.new_page()
+    statuses: list[int] = []
+
+    def record(sender, response, **extra):
+        if request.path.endswith("/board"):
+            statuses.append(response.status_code)
+
+    request_finished.connect(record, live_server.app)
+
+    table.goto(f"{live_server.url}/games/{game_id}")
+    table.get_by_role("link", name="Live view").click()
+    live_link = table.locator(".qr figcaption a").get_attribute("href")
+    assert live_link.endswith(f"/live/{token}")
+    watcher.goto(live_link)
+    expect(watcher.locator("#live-board")).to_contain_text("not turned yet")
+    watcher.wait_for_timeout(2500)
+    assert 304 in statuses, "an unchanged poll is answered with 304"
+
+    table.goto(f"{live_server.url}/games/{game_id}")
+    table.locator(".trump-row").first.get_by_role("button", name="♥ Hearts").click()
+    expect(watcher.locator("#live-board")).to_contain_text("♥ Hearts", timeout=5000)
+    screenshot(watcher, "live-dark")
+    with live_server.app.app_context():
+        assert db.session.get(Game, game_id).version == 2
+    request_finished.disconnect(record, live_server.app)
+    table_phone.close()
+    watching_phone.close()
