@@ -44,6 +44,9 @@ def configure(app: Flask, overrides: dict | None) -> None:
         WTF_CSRF_TIME_LIMIT=None,
         BABEL_DEFAULT_LOCALE="en",
         MAX_CONTENT_LENGTH=50 * 1024 * 1024,
+        ACCESS_PASSWORD=None,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
     )
     if overrides is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -51,6 +54,8 @@ def configure(app: Flask, overrides: dict | None) -> None:
             app.config["SQLALCHEMY_DATABASE_URI"] = database_url(url)
         if key := os.environ.get("SECRET_KEY"):
             app.config["SECRET_KEY"] = key
+        if password := os.environ.get("ACCESS_PASSWORD"):
+            app.config["ACCESS_PASSWORD"] = password
     else:
         app.config.from_mapping(overrides)
     if not app.config.get("SECRET_KEY"):

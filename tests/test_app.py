@@ -85,3 +85,14 @@ def test_database_url_keeps_other_drivers():
     assert database_url("sqlite:///x.sqlite") == "sqlite:///x.sqlite"
     assert database_url("postgres://h/db") == "postgresql+psycopg://h/db"
     assert database_url("postgresql+psycopg://h/db") == "postgresql+psycopg://h/db"
+
+
+def test_home_lists_games_in_progress_to_go_back_to(app, client):
+    from scorekeeper import games, rules
+
+    with app.app_context():
+        game = games.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
+        page = client.get("/").get_data(as_text=True)
+    assert "Games in progress" in page
+    assert f'href="/games/{game.id}">Ann, Bob, Cara<' in page
+    assert 'href="/history/"' in page

@@ -2,10 +2,11 @@
 
 from flask import Flask
 
-from . import history, live, main, play, players, setup
+from . import access, history, live, main, play, players, setup
 
 
 def register(app: Flask) -> None:
+    access.init_app(app)
     app.register_blueprint(main.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(setup.bp)

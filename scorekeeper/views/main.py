@@ -2,15 +2,25 @@
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, render_template
+from sqlalchemy.orm import selectinload
 
 from ..extensions import db
+from ..models import Game, GameStatus, Seat
 
 bp = Blueprint("main", __name__)
 
 
 @bp.get("/")
 def home() -> str:
-    return render_template("main/home.html")
+    """What the app does, games to go back to, and the way to start one."""
+    in_progress = db.session.scalars(
+        sa.select(Game)
+        .where(Game.status == GameStatus.IN_PROGRESS)
+        .options(selectinload(Game.seats).selectinload(Seat.player))
+        .order_by(Game.updated_at.desc())
+        .limit(5)
+    ).all()
+    return render_template("main/home.html", in_progress=in_progress)
 
 
 @bp.get("/healthz")

@@ -1,0 +1,93 @@
+"""An optional password for the whole instance, set by the host (``ACCESS_PASSWORD``).
+
+Everything asks for it except the health check, static files and the read-only live view,
+so the other phones at the table can follow a game without it.
+"""
+
+import hashlib
+import hmac
+
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_htmx import make_response as htmx_response
+from flask_wtf import FlaskForm
+from wtforms import HiddenField, PasswordField
+from wtforms.validators import InputRequired
+
+from ..extensions import htmx
+
+bp = Blueprint("access", __name__)
+
+OPEN_ENDPOINTS = frozenset(
+    {"static", "main.healthz", "live.page", "live.board", "access.login", "access.logout"}
+)
+
+
+class LoginForm(FlaskForm):
+    password = PasswordField(_l("Password"), validators=[InputRequired(_l("Type the password."))])
+    next = HiddenField()
+
+
+def _pass_mark() -> str:
+    """What the session holds once the password was given; a new password invalidates it."""
+    password = current_app.config["ACCESS_PASSWORD"].encode()
+    key = current_app.config["SECRET_KEY"].encode()
+    return hmac.new(key, password, hashlib.sha256).hexdigest()
+
+
+def _safe_next(target: str | None) -> str:
+    # Only paths of this site: never an open redirect to another host.
+    if target and target.startswith("/") and not target.startswith("//"):
+        return target
+    return url_for("main.home")
+
+
+def require_password() -> Response | None:
+    if not current_app.config.get("ACCESS_PASSWORD") or request.endpoint in OPEN_ENDPOINTS:
+        return None
+    if hmac.compare_digest(session.get("access", ""), _pass_mark()):
+        return None
+    target = url_for("access.login", next=request.full_path.rstrip("?"))
+    if htmx:
+        return htmx_response(redirect=target)
+    return redirect(target, 303)
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Response | str:
+    form = LoginForm(next=request.args.get("next"))
+    if not current_app.config.get("ACCESS_PASSWORD"):
+        return redirect(url_for("main.home"))
+    if form.validate_on_submit():
+        given = form.password.data.encode()
+        if hmac.compare_digest(given, current_app.config["ACCESS_PASSWORD"].encode()):
+            session["access"] = _pass_mark()
+            session.permanent = True
+            return redirect(_safe_next(form.next.data), 303)
+        form.password.errors.append(_("That is not the password."))
+    status = 422 if form.is_submitted() else 200
+    return Response(render_template("access/login.html", form=form), status)
+
+
+@bp.post("/logout")
+def logout() -> Response:
+    form = FlaskForm()
+    if form.validate_on_submit():
+        session.pop("access", None)
+    return redirect(url_for("access.login"), 303)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    app.before_request(require_password)
