@@ -26,7 +26,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed-run
 	$(BIN)/flask db upgrade
 	$(BIN)/flask announce --port $(PORT)
-	exec $(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --access-logfile - 'scorekeeper:create_app()'
+	exec $(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --threads 4 --access-logfile - 'scorekeeper:create_app()'
 
 ## test: set up .venv with the test extras, lint, check formatting, run the whole suite
 test: $(VENV)/.installed-test
