@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask, Response
 from flask_babel import get_locale
 from jinja2 import StrictUndefined
+from werkzeug.routing import IntegerConverter, Map
 
 from . import cli, config, errors, models, views  # noqa: F401  (models register their tables)
 from .extensions import babel, csrf, db, htmx, migrate
@@ -36,6 +37,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.add_extension("jinja2.ext.do")
     app.jinja_env.globals["current_locale"] = get_locale
 
+    # Ids in URLs fit the database's integer: a larger one is no page (404), not a crash.
+    app.url_map.converters["int"] = DatabaseId
     db.init_app(app)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
     csrf.init_app(app)
@@ -47,6 +50,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cli.init_app(app)
     app.after_request(security_headers)
     return app
+
+
+class DatabaseId(IntegerConverter):
+    """``<int:...>`` in routes: a non-negative number that fits a 32-bit database integer."""
+
+    def __init__(self, url_map: Map, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max", 2**31 - 1)
+        super().__init__(url_map, *args, **kwargs)
 
 
 def security_headers(response: Response) -> Response:

@@ -13,6 +13,19 @@ def render_error(status: int, title: str, message: str) -> tuple[str, int]:
     return render_template(template, status=status, title=title, message=message), status
 
 
+def standard_texts() -> dict[int, tuple[str, str]]:
+    """Translated title and message for the HTTP errors a user can meet."""
+    return {
+        400: (_("Bad request"), _("The page sent something the app cannot read. Reload it.")),
+        403: (_("Not allowed"), _("This is not open to you.")),
+        404: (_("Not found"), _("There is no such page or game. Check the address.")),
+        405: (_("Not allowed"), _("This address cannot be used that way.")),
+        409: (_("Changed elsewhere"), _("Something changed on another phone. Reload.")),
+        413: (_("Too large"), _("That upload is too large.")),
+        422: (_("Cannot use that"), _("Check what was entered and try again.")),
+    }
+
+
 def init_app(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError) -> tuple[str, int]:
@@ -25,7 +38,11 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[str, int]:
         status = error.code or 500
-        return render_error(status, error.name, error.description or "")
+        title, message = standard_texts().get(status, (error.name, ""))
+        # A description our code passed to abort() is already translated; werkzeug's are not.
+        if error.description and error.description != type(error).description:
+            message = error.description
+        return render_error(status, title, message)
 
     @app.errorhandler(InternalServerError)
     def server_error(error: InternalServerError) -> tuple[str, int]:

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from flask_babel import gettext as _
 from sqlalchemy.orm import selectinload
 
-from . import records, rules
+from . import messages, records, rules
 from .extensions import db
 from .models import Change, Entry, Game, GameStatus, Player, Round, RoundState, Seat, name_key
 
@@ -393,7 +393,8 @@ def _check_game(game: dict, where: str, keys: set[str], uids: set[str], checker:
     try:
         game_rules = rules.GameRules.from_dict(game.get("rules"))
     except rules.RulesError as error:
-        checker.add(where, _("its rules are not valid (%(codes)s).", codes=", ".join(error.codes)))
+        reasons = "; ".join(messages.problem_message(p) for p in error.problems)
+        checker.add(where, _("its rules are not valid: %(reasons)s", reasons=reasons))
         return
     except TypeError:
         checker.add(where, _("its rules are not valid."))
@@ -508,8 +509,10 @@ def _check_scored_rounds(
     try:
         sheet = rules.score_sheet(game_rules, scored)
     except rules.RulesError as error:
-        codes = ", ".join(sorted(set(error.codes)))
-        checker.add(where, _("its rounds break the rules of the game (%(codes)s).", codes=codes))
+        reasons = "; ".join(dict.fromkeys(messages.problem_message(p) for p in error.problems))
+        checker.add(
+            where, _("its rounds break the rules of the game: %(reasons)s", reasons=reasons)
+        )
         return
     for record in scored:
         problems = rules.validate_round(game_rules, record, sheet.totals_before(record.number))
@@ -518,8 +521,10 @@ def _check_scored_rounds(
         problems = tuple(p for p in problems if p.code != "forbidden_bid")
         if problems:
             here = _("%(game)s, round %(number)d", game=where, number=record.number)
-            codes = ", ".join(sorted({p.code for p in problems}))
-            checker.add(here, _("it breaks the rules of the game (%(codes)s).", codes=codes))
+            reasons = "; ".join(
+                dict.fromkeys(messages.problem_message(p, with_round=False) for p in problems)
+            )
+            checker.add(here, _("it breaks the rules of the game: %(reasons)s", reasons=reasons))
 
 
 def _check_history(game: dict, where: str, checker: _Checker) -> None:

@@ -3,6 +3,7 @@
 import os
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,13 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Name the screenshot folder of this run before xdist starts workers (they inherit it)."""
+    if not hasattr(config, "workerinput") and not os.environ.get("SCREENSHOT_DIR"):
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        os.environ["SCREENSHOT_DIR"] = str(Path("test-artifacts") / "screenshots" / stamp)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say how many database tests ran on each backend, so a CI log shows both legs."""
     legs = {"sqlite": 0, "postgresql": 0}
@@ -99,6 +107,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         for leg in legs:
             if f"[{leg}" in report.nodeid and report.when == "call":
                 legs[leg] += 1
+    shots = Path(os.environ.get("SCREENSHOT_DIR", ""))
+    if shots.is_dir() and any(shots.iterdir()):
+        terminalreporter.write_line(f"screenshots of this run: {shots.resolve()}")
     terminalreporter.write_line(
         "database legs: "
         + ", ".join(f"{leg} {count} passed" for leg, count in legs.items())

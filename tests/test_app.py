@@ -3,6 +3,8 @@
 import os
 import stat
 
+import pytest
+
 from scorekeeper import create_app
 from scorekeeper.config import database_url
 
@@ -40,7 +42,30 @@ def test_vendored_htmx_is_version_2_0_with_its_licence(client):
 def test_unknown_page_gets_the_app_404_page(client):
     response = client.get("/no-such-page")
     assert response.status_code == 404
-    assert "Not Found" in response.get_data(as_text=True)
+    page = response.get_data(as_text=True)
+    assert "There is no such page or game" in page
+    assert "requested URL" not in page, "werkzeug's untranslated text"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/games/99999999999999999999999",
+        "/games/2147483648/sheet",
+        "/games/2147483648/share",
+        "/history/99999999999",
+        "/history/99999999999/replay",
+        "/history/99999999999/export.json",
+        "/players/99999999999",
+    ],
+)
+def test_ids_too_large_for_the_database_are_not_found(client, path):
+    assert client.get(path).status_code == 404
+
+
+def test_a_post_to_a_huge_game_id_is_not_found(client):
+    response = client.post("/games/99999999999999/rounds/1/trump", data={"version": 1})
+    assert response.status_code == 404
 
 
 def test_secret_key_is_generated_once_private_and_reused(tmp_path, monkeypatch):

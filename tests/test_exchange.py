@@ -244,10 +244,10 @@ def set_tricks(data: dict) -> None:
         (lambda d: b"[1, 2]", "not a Wizard Scorekeeper backup"),
         (lambda d: broken(d, lambda x: x.update(version=2)), "format version 2; this app reads"),
         (lambda d: broken(d, lambda x: x.update(version="1")), "format version 1; this app reads"),
-        (lambda d: broken(d, set_tricks), "round 2: it breaks the rules of the game (tricks_"),
+        (lambda d: broken(d, set_tricks), "round 2: it breaks the rules of the game: "),
         (
             lambda d: broken(d, lambda x: x["games"][0]["rules"].update(players=9)),
-            "its rules are not valid (players_out_of_range)",
+            "its rules are not valid: Wizard is played by at most 6 players",
         ),
         (
             lambda d: broken(d, lambda x: x["games"][1]["seats"].__setitem__(0, "Nobody")),

@@ -436,3 +436,10 @@ def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(app, 
     exported = client.get(f"/history/{game_id}/export.json").get_data(as_text=True)
     assert '"take_back_bid"' in exported
     assert '"cloud_bid"' in exported
+
+
+@pytest.mark.parametrize("query", ["date_to=9999-12-31", "date_from=0001-01-01"])
+def test_dates_at_the_ends_of_the_calendar_are_refused_not_crashing(client, query):
+    response = client.get(f"/history/?{query}")
+    assert response.status_code == 422
+    assert "Choose a date between 2000 and 2999." in response.get_data(as_text=True)

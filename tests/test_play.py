@@ -685,3 +685,11 @@ def test_undo_of_a_correction_restores_the_cloud_and_the_finish_time(ctx, client
     game = db.session.get(Game, game_id)
     assert game.rounds[0].cloud_seat is None
     assert game.finished_at == finished_at
+
+
+def test_play_again_is_refused_while_the_game_is_still_on(ctx, client):
+    game_id = new_game()
+    response = post(client, game_id, "again", {}, headers=HX)
+    assert response.status_code == 422
+    assert "once this one is over" in text(response)
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 1

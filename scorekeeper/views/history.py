@@ -42,6 +42,10 @@ def labels() -> dict[str, Any]:
     return {"status_label": lambda status: history_labels.STATUS_LABELS.get(status, status)}
 
 
+FIRST_DAY = date(2000, 1, 1)
+LAST_DAY = date(2999, 12, 31)
+
+
 class DayField(DateField):
     """A date in the query string, with a message that says how to write it."""
 
@@ -51,6 +55,10 @@ class DayField(DateField):
         except ValueError:
             self.data = None
             raise ValueError(_("Write the date as YYYY-MM-DD, e.g. 2024-05-31.")) from None
+        # Day arithmetic at the ends of the calendar overflows: no game is that old or new.
+        if self.data is not None and not FIRST_DAY <= self.data <= LAST_DAY:
+            self.data = None
+            raise ValueError(_("Choose a date between 2000 and 2999."))
 
 
 class PageField(IntegerField):

@@ -391,6 +391,9 @@ def play_again(game_id: int) -> Response:
     game = load_game(game_id)
     if not form.validate_on_submit():
         return render_table(game, 422, errors=form_errors(form))
+    if game.status != GameStatus.FINISHED:
+        notice = _("A new game with the same players starts once this one is over.")
+        return render_table(game, 422, notice=notice)
     new_game = games.play_again(game, form.request_key.data)
     return done(new_game.id, swap=False)
 

@@ -24,6 +24,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# Named per run by tests/conftest.py (or set SCREENSHOT_DIR); the run prints where it is.
 SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", "test-artifacts/screenshots")).resolve()
 
 pytestmark = pytest.mark.browser
