@@ -85,6 +85,13 @@
       lock = null;
     }
   }
+  // --- Installable: an offline notice instead of the browser's error page. ---
+  if ("serviceWorker" in navigator) {
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register("/sw.js").catch(function () { /* not a secure page */ });
+    });
+  }
+
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") keepAwake();
   });

@@ -1,7 +1,7 @@
 """The home page and the health check."""
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, render_template
+from flask import Blueprint, Response, current_app, render_template, send_from_directory
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
@@ -21,6 +21,21 @@ def home() -> str:
         .limit(5)
     ).all()
     return render_template("main/home.html", in_progress=in_progress)
+
+
+@bp.get("/offline")
+def offline() -> str:
+    """What the service worker shows when the network is gone."""
+    return render_template("main/offline.html")
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, served from the root so it covers every page."""
+    response = send_from_directory(current_app.static_folder, "sw.js", max_age=0)
+    response.headers["Service-Worker-Allowed"] = "/"
+    response.cache_control.no_cache = True
+    return response
 
 
 @bp.get("/healthz")
