@@ -6,6 +6,8 @@ Fields only parse (numbers, choices); whether a value is allowed is decided by
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, Field, HiddenField, IntegerField, StringField
@@ -80,6 +82,17 @@ class _OutcomeFields(GameWriteForm):
         validators=[Optional(), NumberRange(-1, 1, _l("The Cloud changes a bid by 1."))]
     )
     all_made = HiddenField()
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)
+        # Choosing who won the Cloud's trick without the direction would silently change nothing.
+        if self.cloud_seat.data is not None and not self.cloud_change.data:
+            self.cloud_change.errors = [
+                *self.cloud_change.errors,
+                str(_l("Choose whether the Cloud made the bid 1 more or 1 less.")),
+            ]
+            valid = False
+        return valid
 
 
 def tricks_form(players: int) -> GameWriteForm:

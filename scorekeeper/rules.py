@@ -1219,12 +1219,13 @@ class SheetCell:
 
 @dataclass(frozen=True)
 class SheetRow:
-    """One round of the score sheet; ``cells`` are by seat."""
+    """One round of the score sheet; ``cells`` are by seat; ``bomb_played``: one trick lost."""
 
     number: int
     hand_size: int
     dealer: int
     cells: tuple[SheetCell, ...]
+    bomb_played: bool = False
 
 
 @dataclass(frozen=True)
@@ -1339,7 +1340,11 @@ def score_sheet(rules: GameRules, rounds: Sequence[RoundRecord]) -> ScoreSheet:
             bid_sums[seat] += bid or 0
             made = effective is not None and effective == tricks
             cells.append(SheetCell(bid, effective, tricks, points, totals[seat], made))
-        rows.append(SheetRow(record.number, record.hand_size, record.dealer, tuple(cells)))
+        rows.append(
+            SheetRow(
+                record.number, record.hand_size, record.dealer, tuple(cells), record.bomb_played
+            )
+        )
     leaders = _best(range(players), totals)
     finished = len(rows) >= rules.round_count
     winners: tuple[int, ...] = ()

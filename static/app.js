@@ -46,7 +46,11 @@
     var state = tricksState(form);
     if (autofill && state.open.length === 1 && state.left >= 0) {
       var match = state.open[0].filter(function (i) { return parseInt(i.value, 10) === state.left; })[0];
-      if (match) { match.checked = true; state = tricksState(form); }
+      if (match) {
+        match.checked = true;
+        form.dataset.filled = match.name;  // filled in by the page, not by a tap
+        state = tricksState(form);
+      }
     }
     var out = form.querySelector("[data-remaining]");
     if (!out) return;
@@ -60,7 +64,24 @@
 
   document.addEventListener("change", function (event) {
     var form = event.target.closest && event.target.closest("form[data-required]");
-    if (form) updateTricks(form, event.target.type === "radio");
+    if (!form) return;
+    if (event.target.type === "radio" && event.target.name === form.dataset.filled) {
+      delete form.dataset.filled;  // the player chose this one themselves
+    }
+    if (event.target.hasAttribute("data-bomb") && form.dataset.filled) {
+      // The Bomb changes what is left: fill the same player in again.
+      form.querySelectorAll('input[name="' + form.dataset.filled + '"]').forEach(function (i) { i.checked = false; });
+      delete form.dataset.filled;
+    }
+    updateTricks(form, event.target.type === "radio" || event.target.hasAttribute("data-bomb"));
+  });
+
+  // --- Live view: a poll answered "not modified" reaches htmx as the cached copy; keep the board. ---
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var board = event.detail.target;
+    if (!board || board.id !== "live-board") return;
+    var etag = event.detail.xhr.getResponseHeader("ETag");
+    if (etag && etag === board.dataset.etag) event.detail.shouldSwap = false;
   });
   function initTricks(root) {
     (root || document).querySelectorAll("form[data-required]").forEach(function (form) {

@@ -693,3 +693,22 @@ def test_play_again_is_refused_while_the_game_is_still_on(ctx, client):
     assert response.status_code == 422
     assert "once this one is over" in text(response)
     assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 1
+
+
+def test_a_cloud_winner_without_a_direction_is_refused_not_ignored(ctx, client):
+    game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
+    trump(client, game_id, 1)
+    for seat, value in ((1, 0), (2, 0), (0, 0)):
+        bid(client, game_id, 1, seat, value)
+    response = tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="0", headers=HX)
+    assert response.status_code == 422
+    assert "1 more or 1 less" in text(response)
+
+
+def test_the_sheet_marks_a_bomb_round(ctx, client):
+    game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(bomb=True))
+    trump(client, game_id, 1)
+    for seat in (1, 2, 0):
+        bid(client, game_id, 1, seat, 0)
+    tricks(client, game_id, 1, {0: 0, 1: 0, 2: 0}, bomb="y")
+    assert 'class="round-bomb"' in text(client.get(f"/games/{game_id}/sheet"))

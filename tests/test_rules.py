@@ -1188,6 +1188,15 @@ def test_bomb_does_not_cancel_bids_by_default():
     assert score_sheet(rules, rounds).totals == (-10, 20, 20)
 
 
+def test_score_sheet_marks_the_rounds_where_the_bomb_was_played():
+    rules = GameRules(3, jubilee=JubileeCards(bomb=True))
+    rounds = [
+        rec(1, 1, 0, (1, 0, 0), (1, 0, 0)),
+        rec(2, 2, 1, (0, 0, 0), (1, 0, 0), bomb_played=True),
+    ]
+    assert [row.bomb_played for row in score_sheet(rules, rounds).rows] == [False, True]
+
+
 def test_score_sheet_refuses_malformed_records():
     rules = GameRules(3)
     with pytest.raises(RulesError) as excinfo:

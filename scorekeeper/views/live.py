@@ -51,6 +51,8 @@ def live_context(game: Game) -> dict[str, Any]:
     return table_context(game) | {
         "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
         "board_url": url_for("live.board", token=game.live_token),
+        # As the header sends it (quoted): the page skips swapping an unchanged board.
+        "board_etag": f'"{_etag(game.id, game.version, "board")}"',
     }
 
 
@@ -81,5 +83,8 @@ def share(game_id: int) -> str:
     if game is None:
         abort(404)
     url = url_for("live.page", token=game.live_token, _external=True)
-    qr = segno.make(url, error="m").svg_inline(scale=5, border=2, dark="#1d232b", light="#ffffff")
+    # No fixed size: the SVG scales to its box through its viewBox.
+    qr = segno.make(url, error="m").svg_inline(
+        border=2, dark="#1d232b", light="#ffffff", omitsize=True
+    )
     return render_template("live/share.html", game=game, url=url, qr=qr)

@@ -24,8 +24,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-# Named per run by tests/conftest.py (or set SCREENSHOT_DIR); the run prints where it is.
-SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", "test-artifacts/screenshots")).resolve()
 
 pytestmark = pytest.mark.browser
 
@@ -102,7 +100,8 @@ def page(context: BrowserContext) -> Page:
 
 @pytest.fixture
 def screenshot() -> "Screenshotter":
-    return Screenshotter(SCREENSHOTS)
+    # Named per run by tests/conftest.py (or set SCREENSHOT_DIR); the run prints where it is.
+    return Screenshotter(Path(os.environ.get("SCREENSHOT_DIR", "test-artifacts/screenshots")))
 
 
 class Screenshotter:

@@ -30,8 +30,12 @@ def test_the_live_view_updates_itself_and_polls_with_304s(browser, live_server, 
     assert live_link.endswith(f"/live/{token}")
     watcher.goto(live_link)
     expect(watcher.locator("#live-board")).to_contain_text("not turned yet")
+    watcher.evaluate("window.boardBefore = document.getElementById('live-board')")
     watcher.wait_for_timeout(2500)
     assert 304 in statuses, "an unchanged poll is answered with 304"
+    assert watcher.evaluate("document.getElementById('live-board') === window.boardBefore"), (
+        "an unchanged board is not redrawn"
+    )
 
     table.goto(f"{live_server.url}/games/{game_id}")
     table.locator(".trump-row").first.get_by_role("button", name="♥ Hearts").click()

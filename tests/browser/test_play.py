@@ -253,3 +253,25 @@ def test_screens_for_a_person_to_look_at(browser, live_server, screenshot, schem
     page.get_by_role("link", name="Score sheet").click()
     screenshot(page, f"play-sheet-{scheme}")
     context.close()
+
+
+def test_ticking_the_bomb_fills_the_last_player_in_again(page, live_server):
+    game_id = start_game(
+        live_server,
+        bid_rule="free",
+        plan=rules.RoundPlan(rules.PlanKind.CUSTOM, custom=(3,)),
+        jubilee=rules.JubileeCards(bomb=True),
+    )
+    page.goto(f"{live_server.url}/games/{game_id}")
+    taps = Taps(page)
+    taps.trump()
+    for value in (1, 1, 0):
+        taps.bid(value)
+    taps.tricks(1, 1)
+    taps.tricks(2, 1)
+    expect(page.locator('input[name="tricks_0"][value="1"]')).to_be_checked()
+    page.get_by_text("The Bomb was played").click()
+    expect(page.locator('input[name="tricks_0"][value="0"]')).to_be_checked()
+    expect(page.locator("[data-remaining]")).to_have_text("0")
+    taps.save_round()
+    expect(page.get_by_role("heading", name="Game over")).to_be_visible()
