@@ -99,6 +99,8 @@ def _state(game: Game, numbers: Iterable[int]) -> dict[str, Any]:
     return {
         "status": game.status,
         "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        # The rules change only when a custom plan's later rounds are edited.
+        "rules": game.rules,
         "rounds": [snapshot(r) for r in game.rounds if r.number in wanted],
     }
 
@@ -132,6 +134,8 @@ def _restore(game: Game, state: Mapping[str, Any], numbers: Iterable[int]) -> No
             entry.cloud_bid = data["cloud_bid"][entry.seat]
             entry.tricks = data["tricks"][entry.seat]
     game.status = state["status"]
+    if "rules" in state:
+        game.rules = state["rules"]
     finished = state.get("finished_at")
     game.finished_at = datetime.fromisoformat(finished) if finished else None
 
@@ -578,6 +582,24 @@ def undone_outcome(game: Game, round_: Round) -> dict[str, str]:
         if cloud_bid is not None and bid is not None:
             values |= {"cloud_seat": str(seat), "cloud_change": str(cloud_bid - bid)}
     return values
+
+
+def edit_later_rounds(game: Game, later: Sequence[int]) -> dict[str, Any]:
+    """A custom plan's rounds after the one being played get new hand sizes (or are dropped).
+
+    The rounds already dealt keep theirs; the rules module checks the whole new plan.
+    """
+    game_rules = rules_of(game)
+    current = open_round(game)
+    if game_rules.plan.kind is not rules.PlanKind.CUSTOM or current is None:
+        raise RulesRejected([rules.Problem("plan_not_editable", "plan")])
+    dealt = tuple(round_.hand_size for round_ in game.rounds)
+    plan = rules.RoundPlan(rules.PlanKind.CUSTOM, custom=dealt + tuple(later))
+    try:
+        game.rules = game_rules.with_plan(plan).to_dict()
+    except rules.RulesError as error:
+        raise RulesRejected(error.problems) from error
+    return {"plan": list(plan.custom)}
 
 
 def abandon(game: Game) -> None:

@@ -386,6 +386,11 @@ def _undo(change: Change, names: Sequence[str]) -> str:
     return _("Undone: %(what)s", what=what)
 
 
+def _edit_plan(change: Change, names: Sequence[str]) -> str:
+    plan = (change.after or {})["plan"]
+    return _("Round plan changed: %(sizes)s cards", sizes=", ".join(str(n) for n in plan))
+
+
 def _abandon(change: Change, names: Sequence[str]) -> str:
     return _("Game abandoned")
 
@@ -405,6 +410,7 @@ _DESCRIBE: dict[str, Callable[[Change, Sequence[str]], str | None]] = {
     "record_round": _record_round,
     "edit_round": _edit_round,
     "undo": _undo,
+    "edit_plan": _edit_plan,
     "abandon": _abandon,
     "finish": _finish,
 }

@@ -640,6 +640,7 @@ _MESSAGES: dict[str, Callable[[_Context], str]] = {
     "round_closed": _simple("This round is already scored or the game is over."),
     "round_not_scored": _simple("Only a round that was played can be corrected."),
     "game_not_in_progress": _simple("This game is no longer being played."),
+    "plan_not_editable": _simple("Only a custom plan of a game in progress can change."),
 }
 
 KNOWN_CODES: frozenset[str] = frozenset(_MESSAGES)

@@ -11,7 +11,7 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, Field, HiddenField, IntegerField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 NO_TRUMP = "none"
 
@@ -49,6 +49,20 @@ class WerewolfForm(GameWriteForm):
 
     def new_trump(self) -> str | None:
         return None if self.trump.data == NO_TRUMP else self.trump.data
+
+
+class LaterRoundsForm(GameWriteForm):
+    """A custom plan's later rounds: hand sizes separated by commas or spaces."""
+
+    later = StringField(validators=[Length(max=200)])
+
+    def sizes(self) -> list[int]:
+        return [int(word) for word in (self.later.data or "").replace(",", " ").split()]
+
+    def validate_later(self, field: Field) -> None:
+        words = (field.data or "").replace(",", " ").split()
+        if not all(word.isdigit() for word in words):
+            raise ValidationError(_l("Write the cards of each later round as numbers: 5, 6, 7."))
 
 
 class PlainWriteForm(GameWriteForm):

@@ -712,3 +712,47 @@ def test_the_sheet_marks_a_bomb_round(ctx, client):
         bid(client, game_id, 1, seat, 0)
     tricks(client, game_id, 1, {0: 0, 1: 0, 2: 0}, bomb="y")
     assert 'class="round-bomb"' in text(client.get(f"/games/{game_id}/sheet"))
+
+
+def custom_game(sizes=(1, 2, 3)) -> int:
+    return new_game(bid_rule="free", plan=rules.RoundPlan(rules.PlanKind.CUSTOM, custom=sizes))
+
+
+def test_a_custom_plan_gets_new_later_rounds_mid_game(ctx, client):
+    game_id = custom_game()
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    page = text(client.get(f"/games/{game_id}/plan"))
+    assert 'value="3"' in page, "the rounds after the one being played are offered"
+    response = post(client, game_id, "plan", {"later": "5, 7"})
+    assert response.status_code == 303
+    table = text(client.get(f"/games/{game_id}"))
+    assert "Round 2 of 4" in table
+    db.session.expire_all()
+    assert db.session.get(Game, game_id).rules["plan"]["custom"] == [1, 2, 5, 7]
+    assert "Round plan changed: 1, 2, 5, 7 cards" in text(client.get(f"/history/{game_id}"))
+
+
+@pytest.mark.parametrize(
+    ("later", "message"), [("5, x", "as numbers"), ("21", "1 to 20"), ("4 0", "1 to 20")]
+)
+def test_impossible_later_rounds_are_refused_and_nothing_changes(ctx, client, later, message):
+    game_id = custom_game()
+    before = version(game_id)
+    response = post(client, game_id, "plan", {"later": later})
+    assert response.status_code == 422
+    assert message in text(response)
+    assert version(game_id) == before
+
+
+def test_undo_puts_the_plan_back(ctx, client):
+    game_id = custom_game()
+    post(client, game_id, "plan", {"later": ""})
+    assert "Round 1 of 1" in text(client.get(f"/games/{game_id}"))
+    post(client, game_id, "undo", {})
+    assert "Round 1 of 3" in text(client.get(f"/games/{game_id}"))
+
+
+def test_only_custom_plans_have_later_rounds_to_edit(ctx, client):
+    game_id = new_game()
+    assert client.get(f"/games/{game_id}/plan").status_code == 404
+    assert "Later rounds" not in text(client.get(f"/games/{game_id}"))

@@ -398,6 +398,32 @@ def play_again(game_id: int) -> Response:
     return done(new_game.id, swap=False)
 
 
+@bp.route("/<int:game_id>/plan", methods=["GET", "POST"])
+def later_rounds(game_id: int) -> Response | str:
+    """A custom plan: change the cards of the rounds after the one being played."""
+    game = load_game(game_id)
+    current = games.open_round(game)
+    if rules_of(game).plan.kind is not rules.PlanKind.CUSTOM or current is None:
+        abort(404, _("Only a custom plan of a game in progress can change."))
+    form = play_forms.LaterRoundsForm()
+    later = rules_of(game).hand_sizes[current.number :]
+    if request.method == "GET":
+        form.later.data = ", ".join(str(size) for size in later)
+        return render_template("play/plan.html", **table_context(game), form=form)
+    if form.validate_on_submit():
+        refusal = store(
+            game, form, "edit_plan", [], lambda: games.edit_later_rounds(game, form.sizes())
+        )
+        if refusal is None:
+            return done(game_id, swap=False)
+        game = refusal.game
+        errors = refusal.errors
+    else:
+        errors = form_errors(form)
+    context = table_context(game, errors=errors)
+    return Response(render_template("play/plan.html", **context, form=form), 422)
+
+
 # --- the score sheet and corrections -------------------------------------------------------
 
 
