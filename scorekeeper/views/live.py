@@ -56,24 +56,24 @@ def live_context(game: Game) -> dict[str, Any]:
     }
 
 
-@bp.get("/live/<token>")
-def page(token: str) -> Response:
-    """The live view's page (it includes the board, which refreshes itself)."""
-    checked = _conditional(token, "page")
+def _serve(token: str, part: str, template: str) -> Response:
+    checked = _conditional(token, part)
     if isinstance(checked, Response):
         return checked
     game_id, etag = checked
-    return _live_response("live/page.html", etag, **live_context(load_game(game_id)))
+    return _live_response(template, etag, **live_context(load_game(game_id)))
+
+
+@bp.get("/live/<token>")
+def page(token: str) -> Response:
+    """The live view's page (it includes the board, which refreshes itself)."""
+    return _serve(token, "page", "live/page.html")
 
 
 @bp.get("/live/<token>/board")
 def board(token: str) -> Response:
     """The part of the live view that polls: round, trump, bids and standings."""
-    checked = _conditional(token, "board")
-    if isinstance(checked, Response):
-        return checked
-    game_id, etag = checked
-    return _live_response("live/_board.html", etag, **live_context(load_game(game_id)))
+    return _serve(token, "board", "live/_board.html")
 
 
 @bp.get("/games/<int:game_id>/share")
