@@ -59,6 +59,12 @@ def seeded(live_server):
         return first.id
 
 
+def settled(page) -> None:
+    """Wait until htmx has no request, swap or settle going on (the next change is seen)."""
+    busy = ".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added"
+    page.wait_for_function(f"() => !document.querySelector('{busy}')")
+
+
 def no_sideways_scroll(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
@@ -74,8 +80,10 @@ def test_games_list_filter_updates_in_place_and_in_the_address(page, live_server
         f"{live_server.url}/history/?player=1&status=&plan=&bid_rule=&date_from=&date_to="
     )
     expect(page.get_by_text("1 game", exact=True)).to_be_visible()
+    settled(page)
     page.get_by_label("Round plan").select_option(label="Quick play")
     expect(page.locator(".game-row")).to_have_count(0)
+    settled(page)
     page.get_by_label("Player").select_option(label="Any player")
     expect(page.locator(".game-row")).to_have_count(1)
     # A bad date comes back with its message next to the field, not an error page.

@@ -63,7 +63,9 @@ def test_sheet_fits_four_or_five_players_and_scrolls_six_under_a_sticky_round_co
                 round_cell = page.locator(".score-sheet tbody th").first
                 left = round_cell.bounding_box()["x"]
                 box.evaluate("box => box.scrollBy(120, 0)")
-                page.wait_for_function("document.querySelector('.sheet-scroll').scrollLeft > 0")
+                page.wait_for_function(
+                    "() => document.querySelector('.sheet-scroll').scrollLeft > 0"
+                )
                 assert round_cell.bounding_box()["x"] == pytest.approx(left, abs=1)
                 box.evaluate("box => box.scrollTo(0, 0)")
             links = page.locator(".score-sheet a.round-number")
