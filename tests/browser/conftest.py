@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 from werkzeug.serving import make_server
 
 from scorekeeper import create_app
@@ -26,6 +26,8 @@ CHROMIUM_ARGS = [
 ]
 
 pytestmark = pytest.mark.browser
+# CI shares two cores between two test workers and Chromium: give assertions some slack.
+expect.set_options(timeout=10_000)
 
 
 def chromium_path() -> str | None:
@@ -94,7 +96,7 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 @pytest.fixture
 def page(context: BrowserContext) -> Page:
     page = context.new_page()
-    page.set_default_timeout(5000)
+    page.set_default_timeout(10_000)
     return page
 
 
