@@ -83,6 +83,14 @@ def app(sqlite_uri: str) -> Iterator[Flask]:
 
 
 @pytest.fixture
+def csrf_app(sqlite_uri: str) -> Iterator[Flask]:
+    """The app with CSRF protection on, as in production (for tests of the token itself)."""
+    yield from _app_with_tables(
+        make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True)
+    )
+
+
+@pytest.fixture
 def db_app(database_config: dict) -> Iterator[Flask]:
     """The app on a fresh database of each backend: for tests of the database itself."""
     yield from _app_with_tables(make_config(**database_config))

@@ -314,19 +314,10 @@ def test_a_50_mb_upload_is_refused_with_the_app_message(client, app):
         assert counts() == before
 
 
-def test_restore_needs_the_csrf_token(tmp_path):
-    app = create_app(
-        make_config(
-            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'c.sqlite'}", WTF_CSRF_ENABLED=True
-        )
-    )
-    with app.app_context():
-        db.create_all()
-    response = restore_upload(app.test_client(), b"{}")
+def test_restore_needs_the_csrf_token(csrf_app):
+    response = restore_upload(csrf_app.test_client(), b"{}")
     assert response.status_code == 400
     assert "Reload it and try again." in response.get_data(as_text=True)
-    with app.app_context():
-        db.engine.dispose()
 
 
 def test_backup_download_is_an_attachment(client, app):
@@ -376,22 +367,13 @@ def test_cli_export_to_standard_output(app):
     assert json.loads(result.output)["games"] == []
 
 
-def test_a_50_mb_upload_gets_the_app_message_with_csrf_on_too(tmp_path):
+def test_a_50_mb_upload_gets_the_app_message_with_csrf_on_too(csrf_app):
     # With CSRF on, the size check fires while the token is read, before the view runs.
-    app = create_app(
-        make_config(
-            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'c.sqlite'}", WTF_CSRF_ENABLED=True
-        )
-    )
-    with app.app_context():
-        db.create_all()
     boundary, body = encode_multipart(
         {"backup": FileStorage(io.BytesIO(b" " * (50 * 1024 * 1024)), "backup.json")}
     )
-    response = app.test_client().post(
+    response = csrf_app.test_client().post(
         "/history/restore", data=body, content_type=f"multipart/form-data; boundary={boundary}"
     )
     assert response.status_code == 413
     assert "backups up to 50 MB can be restored" in response.get_data(as_text=True)
-    with app.app_context():
-        db.engine.dispose()

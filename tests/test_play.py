@@ -1,5 +1,7 @@
 """The round screens: trump, bids, tricks, corrections, undo and the end of a game."""
 
+import re
+
 import pytest
 import sqlalchemy as sa
 
@@ -441,22 +443,11 @@ def test_werewolf_replaces_the_trump(ctx, client):
     assert "changed by the Werewolf" in text(client.get(f"/games/{game_id}"))
 
 
-def test_csrf_token_sent_the_way_the_page_does(tmp_path):
-    from scorekeeper import create_app
-    from tests.conftest import make_config
-
-    app = create_app(
-        make_config(
-            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path}/c.sqlite", WTF_CSRF_ENABLED=True
-        )
-    )
-    with app.app_context():
-        db.create_all()
+def test_csrf_token_sent_the_way_the_page_does(csrf_app):
+    with csrf_app.app_context():
         game_id = new_game()
-        client = app.test_client()
+        client = csrf_app.test_client()
         page = client.get(f"/games/{game_id}").get_data(as_text=True)
-        import re
-
         header_token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
         refused = client.post(
             f"/games/{game_id}/rounds/1/trump",
@@ -472,7 +463,6 @@ def test_csrf_token_sent_the_way_the_page_does(tmp_path):
         )
         assert accepted.status_code == 200
         assert version(game_id) == 2
-        db.engine.dispose()
 
 
 def test_taking_back_the_last_bid(ctx, client):

@@ -6,10 +6,9 @@ from html import unescape
 import pytest
 import sqlalchemy as sa
 
-from scorekeeper import create_app, forms
+from scorekeeper import forms
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, Player, Seat
-from tests.conftest import make_config
 
 URL = "/games/new"
 HTMX = {"HX-Request": "true"}
@@ -468,13 +467,8 @@ def test_unknown_action_just_shows_the_form_again(client, app):
 
 
 @pytest.fixture
-def csrf_client(sqlite_uri):
-    app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True))
-    with app.app_context():
-        db.create_all()
-    yield app, app.test_client()
-    with app.app_context():
-        db.engine.dispose()
+def csrf_client(csrf_app):
+    return csrf_app, csrf_app.test_client()
 
 
 def test_with_csrf_on_the_page_token_is_accepted_and_a_missing_token_refused(csrf_client):
