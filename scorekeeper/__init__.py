@@ -1,7 +1,6 @@
 """Wizard Scorekeeper: keeps score for the card game Wizard."""
 
 import os
-from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response
@@ -17,8 +16,8 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-MIGRATIONS_DIR = str(Path(__file__).resolve().parent / "migrations")
+PROJECT_ROOT = config.PROJECT_ROOT
+MIGRATIONS_DIR = str(config.PACKAGE_DIR / "migrations")
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -26,9 +25,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app = Flask(
         __name__,
         instance_relative_config=True,
-        instance_path=os.environ.get("SCOREKEEPER_INSTANCE") or str(PROJECT_ROOT / "instance"),
-        template_folder=str(PROJECT_ROOT / "templates"),
-        static_folder=str(PROJECT_ROOT / "static"),
+        instance_path=config.instance_path(),
+        template_folder=config.resource_folder("templates"),
+        static_folder=config.resource_folder("static"),
     )
     os.makedirs(app.instance_path, exist_ok=True)
     config.configure(app, test_config)
@@ -36,6 +35,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.undefined = StrictUndefined
     app.jinja_env.add_extension("jinja2.ext.do")
     app.jinja_env.globals["current_locale"] = get_locale
+    app.jinja_env.globals["app_version"] = config.app_version()
 
     # Ids in URLs fit the database's integer: a larger one is no page (404), not a crash.
     app.url_map.converters["int"] = DatabaseId

@@ -1,13 +1,69 @@
-"""Configuration: defaults, ``instance/config.py``, then environment variables."""
+"""Configuration: where the app's files are, then its settings.
 
+Settings come from defaults, the instance folder's ``config.py``, then the environment:
+``DATABASE_URL``, ``SECRET_KEY``, ``ACCESS_PASSWORD`` and any Flask setting as
+``SCOREKEEPER_<NAME>`` (the prefixed name wins over the bare one).
+"""
+
+import functools
+import importlib.metadata
 import os
 import secrets
+import tomllib
 from pathlib import Path
 
 from flask import Flask
 
 SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "scorekeeper.sqlite"
+DISTRIBUTION = "wizard-scorekeeper"
+ENV_PREFIX = "SCOREKEEPER"
+INSTANCE_VARIABLE = f"{ENV_PREFIX}_INSTANCE"
+# The environment names that worked before the prefixed ones, still read.
+BARE_SETTINGS = ("DATABASE_URL", "SECRET_KEY", "ACCESS_PASSWORD")
+# Kept as text even when they would parse as JSON (a password of digits, say).
+TEXT_SETTINGS = (*BARE_SETTINGS, "SQLALCHEMY_DATABASE_URI")
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = PACKAGE_DIR.parent
+
+
+def in_checkout() -> bool:
+    """True when running from the repository, False when installed (e.g. from the wheel)."""
+    return (PROJECT_ROOT / "pyproject.toml").is_file()
+
+
+def resource_folder(name: str) -> str:
+    """``templates`` or ``static``: the wheel's copy inside the package, else the repository's."""
+    bundled = PACKAGE_DIR / name
+    return str(bundled if bundled.is_dir() else PROJECT_ROOT / name)
+
+
+def instance_path() -> str:
+    """The instance folder: ``$SCOREKEEPER_INSTANCE``, else ``instance/`` in a checkout, else
+    a per-user data folder (``$XDG_DATA_HOME/wizard-scorekeeper``), never site-packages."""
+    if configured := os.environ.get(INSTANCE_VARIABLE):
+        return os.path.abspath(configured)
+    if in_checkout():
+        return str(PROJECT_ROOT / "instance")
+    data_home = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(data_home):  # the XDG spec: a relative value is ignored
+        data_home = str(Path.home() / ".local" / "share")
+    return str(Path(data_home) / DISTRIBUTION)
+
+
+@functools.cache
+def app_version() -> str:
+    """The installed version, else the checkout's ``pyproject.toml`` version."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    try:
+        with open(PROJECT_ROOT / "pyproject.toml", "rb") as handle:
+            return str(tomllib.load(handle)["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "unknown"
 
 
 def load_secret_key(instance_path: str) -> str:
@@ -36,6 +92,21 @@ def database_url(url: str) -> str:
     return url
 
 
+def load_environment(app: Flask) -> None:
+    """Settings from the bare names, then ``SCOREKEEPER_*`` through Flask's prefixed loader."""
+    for name in BARE_SETTINGS:
+        if value := os.environ.get(name):
+            app.config[name] = value
+    # Values are parsed as JSON where they can be: SCOREKEEPER_LIVE_POLL_SECONDS=5 is a number.
+    app.config.from_prefixed_env(ENV_PREFIX)
+    for name in TEXT_SETTINGS:
+        if (value := os.environ.get(f"{ENV_PREFIX}_{name}")) is not None:
+            app.config[name] = value
+    app.config.pop("INSTANCE", None)  # SCOREKEEPER_INSTANCE names the folder: no setting
+    if url := app.config.pop("DATABASE_URL", None):
+        app.config["SQLALCHEMY_DATABASE_URI"] = database_url(url)
+
+
 def configure(app: Flask, overrides: dict | None) -> None:
     """Fill ``app.config`` from defaults, the instance file, the environment and overrides."""
     app.config.from_mapping(
@@ -50,12 +121,7 @@ def configure(app: Flask, overrides: dict | None) -> None:
     )
     if overrides is None:
         app.config.from_pyfile("config.py", silent=True)
-        if url := os.environ.get("DATABASE_URL"):
-            app.config["SQLALCHEMY_DATABASE_URI"] = database_url(url)
-        if key := os.environ.get("SECRET_KEY"):
-            app.config["SECRET_KEY"] = key
-        if password := os.environ.get("ACCESS_PASSWORD"):
-            app.config["ACCESS_PASSWORD"] = password
+        load_environment(app)
     else:
         app.config.from_mapping(overrides)
     if not app.config.get("SECRET_KEY"):
