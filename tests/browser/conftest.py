@@ -25,9 +25,22 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-pytestmark = pytest.mark.browser
+HERE = Path(__file__).parent
+
 # CI shares two cores between two test workers and Chromium: give assertions some slack.
 expect.set_options(timeout=10_000)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test in this folder ``browser`` (before ``-m`` selects), so that
+    ``-m "not browser"`` leaves them out and never starts Chromium.
+
+    A ``pytestmark`` in a conftest marks nothing: only test modules can mark that way.
+    """
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.browser)
 
 
 def chromium_path() -> str | None:

@@ -11,8 +11,6 @@ from scorekeeper.extensions import db
 from tests.browser.conftest import new_context
 from tests.factories import BASE_TIME, make_game, random_rounds
 
-pytestmark = pytest.mark.browser
-
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]
 
 

@@ -8,8 +8,6 @@ from scorekeeper.extensions import db
 from tests.browser.conftest import PHONE, new_context
 from tests.factories import make_game, random_rounds
 
-pytestmark = pytest.mark.browser
-
 LONG_NAMES = ["Alexandra", "Bartholomew", "Cy", "Dorothea", "Evangeline", "Fay"]
 
 
