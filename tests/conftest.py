@@ -101,6 +101,24 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
+@pytest.fixture
+def ctx(app: Flask) -> Iterator[Flask]:
+    """An application context of ``app`` held for the whole test.
+
+    Test-client requests made meanwhile run inside it too (they share its ``db.session``).
+    A test that needs a fresh session, e.g. to check what a request stored, opens its own.
+    """
+    with app.app_context():
+        yield app
+
+
+@pytest.fixture
+def db_ctx(db_app: Flask) -> Iterator[Flask]:
+    """An application context of ``db_app`` (each backend) held for the whole test."""
+    with db_app.app_context():
+        yield db_app
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Name the screenshot folder of this run before xdist starts workers (they inherit it)."""
     if not hasattr(config, "workerinput") and not os.environ.get("SCREENSHOT_DIR"):

@@ -1,4 +1,5 @@
-"""Build stored games directly with the models, without going through the game-flow views."""
+"""Build games for tests: stored directly with the models (:func:`make_game`), or started
+through the app's own write path as the setup page does (:func:`new_game`)."""
 
 import random
 from collections.abc import Sequence
@@ -6,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
-from scorekeeper import rules
+from scorekeeper import games, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import (
     Change,
@@ -45,11 +46,13 @@ def make_game(
     created_at: datetime | None = None,
     first_dealer: int = 0,
     changes: Sequence[dict] = (),
+    open_round: bool = False,
     commit: bool = True,
 ) -> Game:
     """A game with these players (in seat order) and scored rounds.
 
     The status defaults to finished when every planned round is given, else in progress.
+    ``open_round`` adds the next round as just dealt: no trump, no entries yet.
     """
     game_rules = game_rules or rules.GameRules(players=len(names), bid_rule=rules.BidRule.FREE)
     sizes = game_rules.hand_sizes
@@ -79,6 +82,10 @@ def make_game(
         for seat, (bid, took) in enumerate(zip(bids, tricks, strict=True)):
             round_.entries.append(Entry(seat=seat, bid=bid, tricks=took))
         game.rounds.append(round_)
+    if open_round:
+        number = len(rounds) + 1
+        dealer = rules.dealer_seat(first_dealer, number, len(names))
+        game.rounds.append(Round(number=number, hand_size=sizes[number - 1], dealer=dealer))
     for version, change in enumerate(changes, start=2):
         game.changes.append(Change(version=version, created_at=when, **change))
     game.version = 1 + len(changes)
@@ -86,6 +93,15 @@ def make_game(
     if commit:
         db.session.commit()
     return game
+
+
+def new_game(
+    names: Sequence[str] = ("Ann", "Bob", "Cara"), first_dealer: int = 0, **options
+) -> int:
+    """Start a game through :func:`scorekeeper.games.create_game` (round 1 ready, the start
+    recorded as version 1); ``options`` are the :class:`~scorekeeper.rules.GameRules`."""
+    game_rules = rules.GameRules(players=len(names), **options)
+    return games.create_game(list(names), first_dealer, game_rules).id
 
 
 def random_rounds(

@@ -4,16 +4,10 @@ import re
 
 from flask.testing import FlaskClient
 
-from scorekeeper import games, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
 
 HX = {"HX-Request": "true"}
-
-
-def new_game(names=("Ann", "Bob", "Cara"), first_dealer=0, **rule_options) -> int:
-    game_rules = rules.GameRules(players=len(names), **rule_options)
-    return games.create_game(list(names), first_dealer, game_rules).id
 
 
 def version(game_id: int) -> int:

@@ -10,7 +10,7 @@ from scorekeeper import history_labels, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, Game
 from tests import play_helpers as play
-from tests.factories import make_game, random_rounds
+from tests.factories import make_game, new_game, random_rounds
 
 THREE = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="free")
 # Ann 3 rounds met: 1/1 +30, 0/0 +20, 2/2 +40 = 90; Bob 0/0 +20, 1/2 -10, 0/0 +20 = 30;
@@ -391,7 +391,7 @@ def test_sentences_for_the_whole_game_and_for_odd_stored_data(app):
 def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(app, client):
     """Real changes from the game flow: what the history page says about them."""
     with app.app_context():
-        game_id = play.new_game(
+        game_id = new_game(
             ("Ann", "Bob", "Cara"), bid_rule="free", plan=rules.RoundPlan("first_n", rounds=2)
         )
         assert play.post(client, game_id, "rounds/1/dealer", {"dealer": 2}).status_code == 303

@@ -1,17 +1,11 @@
 """The read-only live view: standings for the other phones, cheap to poll."""
 
-import pytest
 import sqlalchemy as sa
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
-from tests.play_helpers import bid, new_game, play_round, post, text, trump
-
-
-@pytest.fixture
-def ctx(app):
-    with app.app_context():
-        yield app
+from tests.factories import new_game
+from tests.play_helpers import bid, play_round, post, text, trump
 
 
 def live_url(game_id: int) -> str:

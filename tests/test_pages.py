@@ -4,7 +4,8 @@ import pytest
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, Player
-from tests.play_helpers import HX, new_game, play_round, post, text, trump
+from tests.factories import new_game
+from tests.play_helpers import HX, play_round, post, text, trump
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ import sqlalchemy as sa
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, Entry, Game, Round
+from tests.factories import new_game
 from tests.play_helpers import (
     HX,
     bid,
     correction,
-    new_game,
     play_round,
     post,
     sheet_totals,
@@ -21,12 +21,6 @@ from tests.play_helpers import (
     trump,
     version,
 )
-
-
-@pytest.fixture
-def ctx(app):
-    with app.app_context():
-        yield app
 
 
 def stored_bids(game_id: int, number: int) -> list:

@@ -8,20 +8,9 @@ from flask_migrate import upgrade
 
 from scorekeeper import MIGRATIONS_DIR, create_app
 from scorekeeper.extensions import db
-from scorekeeper.models import Entry, Game, Player, Round, Seat
+from scorekeeper.models import Entry, Player, Seat
 from tests.conftest import make_config
-
-RULES = {"players": 3}
-
-
-def make_game(players: int = 3) -> Game:
-    game = Game(rules=RULES, first_dealer=0)
-    for position in range(players):
-        game.seats.append(Seat(player=Player(f"Player {position}"), position=position))
-    game.rounds.append(Round(number=1, hand_size=1, dealer=0))
-    db.session.add(game)
-    db.session.commit()
-    return game
+from tests.factories import make_game
 
 
 def refused(statement) -> None:
@@ -32,7 +21,7 @@ def refused(statement) -> None:
 
 def test_second_entry_for_the_same_player_and_round_is_refused(db_app):
     with db_app.app_context():
-        game = make_game()
+        game = make_game(open_round=True)
         round_id = game.rounds[0].id
         db.session.add(Entry(round_id=round_id, seat=0, bid=1))
         db.session.commit()
@@ -43,26 +32,26 @@ def test_second_entry_for_the_same_player_and_round_is_refused(db_app):
 @pytest.mark.parametrize("column", ["bid", "tricks", "cloud_bid"])
 def test_negative_bid_or_tricks_is_refused(db_app, column):
     with db_app.app_context():
-        game = make_game()
+        game = make_game(open_round=True)
         refused(sa.insert(Entry).values(round_id=game.rounds[0].id, seat=1, **{column: -1}))
 
 
 def test_seat_for_an_unknown_player_is_refused(db_app):
     with db_app.app_context():
-        game = make_game()
+        game = make_game(open_round=True)
         refused(sa.insert(Seat).values(game_id=game.id, player_id=9999, position=3))
 
 
 def test_one_seat_per_player_per_game(db_app):
     with db_app.app_context():
-        game = make_game()
+        game = make_game(open_round=True)
         player_id = game.seats[0].player_id
         refused(sa.insert(Seat).values(game_id=game.id, player_id=player_id, position=4))
 
 
 def test_entry_for_an_unknown_round_is_refused(db_app):
     with db_app.app_context():
-        make_game()
+        make_game(open_round=True)
         refused(sa.insert(Entry).values(round_id=9999, seat=0, bid=0))
 
 

@@ -5,17 +5,17 @@ import random
 import pytest
 from playwright.sync_api import Page, expect
 
-from scorekeeper import games, rules
+from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
 from scorekeeper.records import game_query, sheet_of
 from tests.browser.conftest import new_context
+from tests.factories import new_game
 
 
 def start_game(live_server, names=("Ann", "Bob", "Cara"), first_dealer=0, **options) -> int:
     with live_server.app.app_context():
-        game_rules = rules.GameRules(players=len(names), **options)
-        return games.create_game(list(names), first_dealer, game_rules).id
+        return new_game(names, first_dealer, **options)
 
 
 def stored_sheet(live_server, game_id: int) -> tuple[rules.ScoreSheet, list[rules.RoundRecord]]:
