@@ -7,6 +7,7 @@ import pytest
 
 from scorekeeper import create_app
 from scorekeeper.config import database_url
+from tests.factories import new_game
 
 
 def test_healthz_answers_ok_after_touching_the_database(client):
@@ -112,12 +113,9 @@ def test_database_url_keeps_other_drivers():
     assert database_url("postgresql+psycopg://h/db") == "postgresql+psycopg://h/db"
 
 
-def test_home_lists_games_in_progress_to_go_back_to(app, client):
-    from scorekeeper import games, rules
-
-    with app.app_context():
-        game = games.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
-        page = client.get("/").get_data(as_text=True)
+def test_home_lists_games_in_progress_to_go_back_to(ctx, client):
+    game_id = new_game()
+    page = client.get("/").get_data(as_text=True)
     assert "Games in progress" in page
-    assert f'href="/games/{game.id}">Ann, Bob, Cara<' in page
+    assert f'href="/games/{game_id}">Ann, Bob, Cara<' in page
     assert 'href="/history/"' in page

@@ -100,9 +100,8 @@ def test_cells_that_start_a_formula_are_neutralised(cell, shown):
     assert exchange.neutralise(cell) == shown
 
 
-def test_csv_has_a_row_per_player_per_round_with_scores_from_the_sheet(client, app):
-    with app.app_context():
-        game_id = make_game(['=HYPERLINK("x")', "Bob", "@Cy"], ROUNDS, game_rules=THREE).id
+def test_csv_has_a_row_per_player_per_round_with_scores_from_the_sheet(client, ctx):
+    game_id = make_game(['=HYPERLINK("x")', "Bob", "@Cy"], ROUNDS, game_rules=THREE).id
     response = client.get(f"/history/{game_id}/export.csv")
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
@@ -128,10 +127,9 @@ def test_csv_has_a_row_per_player_per_round_with_scores_from_the_sheet(client, a
 # --------------------------------------------------------------------------------------------
 
 
-def test_game_json_is_versioned_and_carries_rules_seats_rounds_and_history(client, app):
-    with app.app_context():
-        game = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, changes=HISTORY)
-        game_id, uid = game.id, game.uid
+def test_game_json_is_versioned_and_carries_rules_seats_rounds_and_history(client, ctx):
+    game = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, changes=HISTORY)
+    game_id, uid = game.id, game.uid
     response = client.get(f"/history/{game_id}/export.json")
     assert response.mimetype == "application/json"
     data = json.loads(response.data)
@@ -152,10 +150,9 @@ def test_game_json_is_versioned_and_carries_rules_seats_rounds_and_history(clien
 # --------------------------------------------------------------------------------------------
 
 
-def test_backup_restored_into_an_empty_instance_gives_an_identical_backup(db_app, tmp_path):
-    with db_app.app_context():
-        seed_variety()
-        first = exchange.backup_json()
+def test_backup_restored_into_an_empty_instance_gives_an_identical_backup(db_ctx, tmp_path):
+    seed_variety()
+    first = exchange.backup_json()
     fresh = create_app(
         make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'fresh.sqlite'}")
     )
@@ -169,18 +166,17 @@ def test_backup_restored_into_an_empty_instance_gives_an_identical_backup(db_app
     assert json.loads(first)["games"][1]["rounds"][4]["state"] == "bidding"
 
 
-def test_restore_into_the_same_instance_adds_nothing(db_app):
-    with db_app.app_context():
-        seed_variety()
-        backup = exchange.backup_json()
-        before = counts()
-        result = exchange.import_file(backup.encode())
-        assert (result.games_added, result.players_added, result.games_skipped) == (0, 0, 3)
-        assert counts() == before
-        assert exchange.backup_json() == backup
+def test_restore_into_the_same_instance_adds_nothing(db_ctx):
+    seed_variety()
+    backup = exchange.backup_json()
+    before = counts()
+    result = exchange.import_file(backup.encode())
+    assert (result.games_added, result.players_added, result.games_skipped) == (0, 0, 3)
+    assert counts() == before
+    assert exchange.backup_json() == backup
 
 
-def test_restore_into_a_non_empty_instance_matches_players_by_name_and_games_by_uid(app, tmp_path):
+def test_restore_into_a_non_empty_instance_matches_players_by_name_and_games_by_uid(ctx, tmp_path):
     other = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'o.sqlite'}"))
     with other.app_context():
         db.create_all()
@@ -189,15 +185,14 @@ def test_restore_into_a_non_empty_instance_matches_players_by_name_and_games_by_
         shared_uid = shared.uid
         backup = exchange.backup_json()
         db.engine.dispose()
-    with app.app_context():
-        mine = make_game(["Ann", "Bob", "Cy"], ROUNDS[:1], game_rules=THREE)
-        mine.uid = shared_uid  # the same game, restored here before
-        db.session.commit()
-        result = exchange.import_file(backup.encode())
-        assert (result.games_added, result.games_skipped, result.players_added) == (1, 1, 1)
-        names = db.session.scalars(sa.select(Player.name).order_by(Player.name_key)).all()
-        assert names == ["Ann", "Bob", "Cy", "Zed"]  # "  ann " and "BOB" matched the roster
-        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 2
+    mine = make_game(["Ann", "Bob", "Cy"], ROUNDS[:1], game_rules=THREE)
+    mine.uid = shared_uid  # the same game, restored here before
+    db.session.commit()
+    result = exchange.import_file(backup.encode())
+    assert (result.games_added, result.games_skipped, result.players_added) == (1, 1, 1)
+    names = db.session.scalars(sa.select(Player.name).order_by(Player.name_key)).all()
+    assert names == ["Ann", "Bob", "Cy", "Zed"]  # "  ann " and "BOB" matched the roster
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 2
 
 
 def restore_upload(client, body: bytes, filename: str = "backup.json"):
@@ -320,9 +315,8 @@ def test_restore_needs_the_csrf_token(csrf_app):
     assert "Reload it and try again." in response.get_data(as_text=True)
 
 
-def test_backup_download_is_an_attachment(client, app):
-    with app.app_context():
-        seed_variety()
+def test_backup_download_is_an_attachment(client, ctx):
+    seed_variety()
     response = client.get("/history/backup.json")
     assert response.status_code == 200
     assert response.headers["Content-Disposition"].startswith(

@@ -23,23 +23,22 @@ def day(n: int) -> datetime:
 
 
 @pytest.fixture
-def three_games(app):
-    with app.app_context():
-        make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, created_at=day(1))
-        quick = rules.GameRules(players=4, plan=rules.RoundPlan("quick"), bid_rule="canadian")
-        make_game(
-            ["Di", "Ann", "Eve", "Bob"],
-            random_rounds(quick, 2),
-            game_rules=quick,
-            created_at=day(10),
-        )
-        make_game(
-            ["Cy", "Di", "Eve"],
-            ROUNDS[:1],
-            game_rules=THREE,
-            status="abandoned",
-            created_at=day(20),
-        )
+def three_games(ctx):
+    make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, created_at=day(1))
+    quick = rules.GameRules(players=4, plan=rules.RoundPlan("quick"), bid_rule="canadian")
+    make_game(
+        ["Di", "Ann", "Eve", "Bob"],
+        random_rounds(quick, 2),
+        game_rules=quick,
+        created_at=day(10),
+    )
+    make_game(
+        ["Cy", "Di", "Eve"],
+        ROUNDS[:1],
+        game_rules=THREE,
+        status="abandoned",
+        created_at=day(20),
+    )
 
 
 def names_in_order(page: str) -> list[str]:
@@ -79,11 +78,10 @@ def test_filters_narrow_the_list(client, three_games, query, dates):
     assert names_in_order(response.get_data(as_text=True)) == dates
 
 
-def test_filters_work_on_both_databases(db_app):
-    with db_app.app_context():
-        make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, created_at=day(1))
-        canadian = rules.GameRules(players=3, bid_rule="canadian")
-        make_game(["Ann", "Bob", "Cy"], [], game_rules=canadian, created_at=day(2))
+def test_filters_work_on_both_databases(db_app, db_ctx):
+    make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, created_at=day(1))
+    canadian = rules.GameRules(players=3, bid_rule="canadian")
+    make_game(["Ann", "Bob", "Cy"], [], game_rules=canadian, created_at=day(2))
     client = db_app.test_client()
     for query, expected in [
         ("plan=first_n", ["May 1, 2024"]),
@@ -133,15 +131,14 @@ def test_bad_filters_answer_4xx_with_a_message_and_no_games(
     assert "<script>" not in page
 
 
-def test_pagination_keeps_the_filters(client, app):
-    with app.app_context():
-        for n in range(23):
-            make_game(
-                ["Ann", "Bob", "Cy"],
-                ROUNDS,
-                game_rules=THREE,
-                created_at=day(1) + timedelta(hours=n),
-            )
+def test_pagination_keeps_the_filters(client, ctx):
+    for n in range(23):
+        make_game(
+            ["Ann", "Bob", "Cy"],
+            ROUNDS,
+            game_rules=THREE,
+            created_at=day(1) + timedelta(hours=n),
+        )
     first = client.get("/history/?status=finished").get_data(as_text=True)
     assert len(names_in_order(first)) == 20
     assert "Page 1 of 2" in first
@@ -155,31 +152,30 @@ def test_empty_list_says_so(client):
     assert "0 games" in page
 
 
-def test_game_page_has_sheet_rules_chart_history_and_exports(client, app):
-    with app.app_context():
-        game = make_game(
-            ["Ann", "Bob", "<b>Cy</b>"],
-            ROUNDS,
-            game_rules=THREE,
-            changes=[
-                {
-                    "action": "create_game",
-                    "after": {"players": ["Ann", "Bob", "<b>Cy</b>"], "first_dealer": 0},
-                },
-                {
-                    "action": "edit_round",
-                    "round_number": 2,
-                    "before": {"rounds": [round_snapshot(2, bids=[0, 1, 1], tricks=[0, 1, 1])]},
-                    "after": {"rounds": [round_snapshot(2, bids=[0, 1, 1], tricks=[0, 2, 0])]},
-                },
-                {
-                    "action": "finish",
-                    "before": {"status": "in_progress"},
-                    "after": {"status": "finished"},
-                },
-            ],
-        )
-        game_id = game.id
+def test_game_page_has_sheet_rules_chart_history_and_exports(client, ctx):
+    game = make_game(
+        ["Ann", "Bob", "<b>Cy</b>"],
+        ROUNDS,
+        game_rules=THREE,
+        changes=[
+            {
+                "action": "create_game",
+                "after": {"players": ["Ann", "Bob", "<b>Cy</b>"], "first_dealer": 0},
+            },
+            {
+                "action": "edit_round",
+                "round_number": 2,
+                "before": {"rounds": [round_snapshot(2, bids=[0, 1, 1], tricks=[0, 1, 1])]},
+                "after": {"rounds": [round_snapshot(2, bids=[0, 1, 1], tricks=[0, 2, 0])]},
+            },
+            {
+                "action": "finish",
+                "before": {"status": "in_progress"},
+                "after": {"status": "finished"},
+            },
+        ],
+    )
+    game_id = game.id
     response = client.get(f"/history/{game_id}")
     page = response.get_data(as_text=True)
     assert response.status_code == 200
@@ -211,9 +207,8 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, app):
     assert "<script>" not in page
 
 
-def test_chart_draws_one_line_per_player_over_every_round(client, app):
-    with app.app_context():
-        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+def test_chart_draws_one_line_per_player_over_every_round(client, ctx):
+    game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
     page = client.get(f"/history/{game_id}").get_data(as_text=True)
     paths = re.findall(r'<path d="([^"]+)"', page)
     assert len(paths) == 3
@@ -226,9 +221,8 @@ def test_unknown_game_is_404(client):
     assert client.get("/history/12345/export.csv").status_code == 404
 
 
-def test_game_with_no_scored_round_still_renders(client, app):
-    with app.app_context():
-        game_id = make_game(["Ann", "Bob", "Cy"], [], game_rules=THREE).id
+def test_game_with_no_scored_round_still_renders(client, ctx):
+    game_id = make_game(["Ann", "Bob", "Cy"], [], game_rules=THREE).id
     assert "No round has been scored yet." in client.get(f"/history/{game_id}").get_data(
         as_text=True
     )
@@ -237,9 +231,8 @@ def test_game_with_no_scored_round_still_renders(client, app):
     assert "Before the first round" in replay.get_data(as_text=True)
 
 
-def test_replay_shows_the_standings_as_they_were_after_a_round(client, app):
-    with app.app_context():
-        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+def test_replay_shows_the_standings_as_they_were_after_a_round(client, ctx):
+    game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
     page = client.get(f"/history/{game_id}/replay?round=2").get_data(as_text=True)
     assert "After round 2 of 3" in page
     # After round 2: Ann 50, Bob 10, Cy 10 (Bob and Cy share second place).
@@ -253,9 +246,8 @@ def test_replay_shows_the_standings_as_they_were_after_a_round(client, app):
     assert all(path.count("L") == 2 for path in re.findall(r'<path d="([^"]+)"', page))
 
 
-def test_replay_htmx_step_returns_the_fragment(client, app):
-    with app.app_context():
-        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+def test_replay_htmx_step_returns_the_fragment(client, ctx):
+    game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
     response = client.get(f"/history/{game_id}/replay?round=3", headers={"HX-Request": "true"})
     page = response.get_data(as_text=True)
     assert "<html" not in page
@@ -264,9 +256,8 @@ def test_replay_htmx_step_returns_the_fragment(client, app):
 
 
 @pytest.mark.parametrize("value", ["4", "-1", "x", ""])
-def test_replay_of_a_round_that_does_not_exist_is_a_422_with_a_message(client, app, value):
-    with app.app_context():
-        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+def test_replay_of_a_round_that_does_not_exist_is_a_422_with_a_message(client, ctx, value):
+    game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
     response = client.get(f"/history/{game_id}/replay?round={value}")
     assert response.status_code == 422
     assert "Choose a round from 0 to 3." in response.get_data(as_text=True)
@@ -278,10 +269,9 @@ def test_nav_links_to_history_and_players(client):
     assert 'href="/players/"' in page
 
 
-def test_game_ids_are_looked_up_not_trusted(client, app):
-    with app.app_context():
-        make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE)
-        assert db.session.query(Game).count() == 1
+def test_game_ids_are_looked_up_not_trusted(client, ctx):
+    make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE)
+    assert db.session.query(Game).count() == 1
     assert client.get("/history/0").status_code == 404
 
 
@@ -388,25 +378,24 @@ def test_sentences_for_the_whole_game_and_for_odd_stored_data(app):
         assert history_labels.describe(change("mystery", None, None, None), NAMES3) == "mystery"
 
 
-def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(app, client):
+def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(ctx, client):
     """Real changes from the game flow: what the history page says about them."""
-    with app.app_context():
-        game_id = new_game(
-            ("Ann", "Bob", "Cara"), bid_rule="free", plan=rules.RoundPlan("first_n", rounds=2)
-        )
-        assert play.post(client, game_id, "rounds/1/dealer", {"dealer": 2}).status_code == 303
-        play.trump(client, game_id, 1, "suit:hearts")
-        play.bid(client, game_id, 1, 0, 1)
-        play.post(client, game_id, "rounds/1/take-back", {})
-        for seat, value in ((0, 0), (1, 1), (2, 0)):
-            play.bid(client, game_id, 1, seat, value)
-        play.tricks(client, game_id, 1, {0: 0, 1: 1, 2: 0})
-        edit = {"trump": "suit:hearts", "bid_0": 1, "bid_1": 1, "bid_2": 0}
-        edit |= {"tricks_0": 1, "tricks_1": 0, "tricks_2": 0}
-        assert play.post(client, game_id, "rounds/1/edit", edit).status_code == 303
-        play.trump(client, game_id, 2, "jester:")
-        assert play.post(client, game_id, "undo", {}).status_code == 303
-        assert play.post(client, game_id, "abandon", {}).status_code == 303
+    game_id = new_game(
+        ("Ann", "Bob", "Cara"), bid_rule="free", plan=rules.RoundPlan("first_n", rounds=2)
+    )
+    assert play.post(client, game_id, "rounds/1/dealer", {"dealer": 2}).status_code == 303
+    play.trump(client, game_id, 1, "suit:hearts")
+    play.bid(client, game_id, 1, 0, 1)
+    play.post(client, game_id, "rounds/1/take-back", {})
+    for seat, value in ((0, 0), (1, 1), (2, 0)):
+        play.bid(client, game_id, 1, seat, value)
+    play.tricks(client, game_id, 1, {0: 0, 1: 1, 2: 0})
+    edit = {"trump": "suit:hearts", "bid_0": 1, "bid_1": 1, "bid_2": 0}
+    edit |= {"tricks_0": 1, "tricks_1": 0, "tricks_2": 0}
+    assert play.post(client, game_id, "rounds/1/edit", edit).status_code == 303
+    play.trump(client, game_id, 2, "jester:")
+    assert play.post(client, game_id, "undo", {}).status_code == 303
+    assert play.post(client, game_id, "abandon", {}).status_code == 303
     page = client.get(f"/history/{game_id}").get_data(as_text=True)
     assert history_texts(page) == [
         "Game abandoned",

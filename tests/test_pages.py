@@ -9,32 +9,31 @@ from tests.play_helpers import HX, play_round, post, text, trump
 
 
 @pytest.fixture
-def played(app, client):
+def played(ctx, client):
     """A game with one scored round, and the URLs of every page that shows it."""
-    with app.app_context():
-        game_id = new_game(bid_rule="free")
-        play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
-        game = db.session.get(Game, game_id)
-        player_id = db.session.scalar(db.select(Player.id).where(Player.name == "Ann"))
-        yield {
-            "game_id": game_id,
-            "pages": {
-                "/": "Keep score for Wizard",
-                f"/games/{game_id}": "Round 2 of 20",
-                f"/games/{game_id}/sheet": "Score sheet",
-                f"/games/{game_id}/rounds/1/edit": "Correct round 1",
-                f"/games/{game_id}/share": "Follow on other phones",
-                "/games/new": "Start game",
-                "/history/": "Standard · Free · open bids",
-                f"/history/{game_id}": "Running totals",
-                f"/history/{game_id}/replay?round=1": "Ann",
-                "/history/backup": "Backup",
-                "/players/": "Ann",
-                f"/players/{player_id}": "Ann",
-                f"/live/{game.live_token}": "Round 2 of 20",
-                f"/live/{game.live_token}/board": "Round 2 of 20",
-            },
-        }
+    game_id = new_game(bid_rule="free")
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    game = db.session.get(Game, game_id)
+    player_id = db.session.scalar(db.select(Player.id).where(Player.name == "Ann"))
+    return {
+        "game_id": game_id,
+        "pages": {
+            "/": "Keep score for Wizard",
+            f"/games/{game_id}": "Round 2 of 20",
+            f"/games/{game_id}/sheet": "Score sheet",
+            f"/games/{game_id}/rounds/1/edit": "Correct round 1",
+            f"/games/{game_id}/share": "Follow on other phones",
+            "/games/new": "Start game",
+            "/history/": "Standard · Free · open bids",
+            f"/history/{game_id}": "Running totals",
+            f"/history/{game_id}/replay?round=1": "Ann",
+            "/history/backup": "Backup",
+            "/players/": "Ann",
+            f"/players/{player_id}": "Ann",
+            f"/live/{game.live_token}": "Round 2 of 20",
+            f"/live/{game.live_token}/board": "Round 2 of 20",
+        },
+    }
 
 
 @pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
@@ -55,13 +54,12 @@ def test_pages_that_answer_htmx_with_a_fragment_say_so_in_vary(client, played):
         assert "<html" not in partial.get_data(as_text=True), url
 
 
-def test_all_bids_at_once_answer_htmx_with_the_table(app, client):
-    with app.app_context():
-        game_id = new_game(bid_rule="free", bid_reveal="hidden")
-        trump(client, game_id, 1)
-        response = post(
-            client, game_id, "rounds/1/bids", {"bid_0": 1, "bid_1": 0, "bid_2": 0}, headers=HX
-        )
-        assert response.status_code == 200
-        assert text(response).lstrip().startswith('<div id="table"')
-        assert "Tricks" in text(response)
+def test_all_bids_at_once_answer_htmx_with_the_table(ctx, client):
+    game_id = new_game(bid_rule="free", bid_reveal="hidden")
+    trump(client, game_id, 1)
+    response = post(
+        client, game_id, "rounds/1/bids", {"bid_0": 1, "bid_1": 0, "bid_2": 0}, headers=HX
+    )
+    assert response.status_code == 200
+    assert text(response).lstrip().startswith('<div id="table"')
+    assert "Tricks" in text(response)

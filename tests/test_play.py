@@ -495,19 +495,18 @@ WRITES = [
 
 @pytest.mark.parametrize(("step", "path", "data"), WRITES)
 def test_every_write_answers_htmx_with_the_table_and_a_plain_post_with_a_redirect(
-    app, step, path, data
+    app, ctx, step, path, data
 ):
-    with app.app_context():
-        for headers, status in ((HX, 200), ({}, 303)):
-            client = app.test_client()
-            game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(werewolf=True))
-            prepare(client, game_id, step)
-            response = post(client, game_id, path, data, headers=headers)
-            assert response.status_code == status, text(response)[:500]
-            if status == 200:
-                assert text(response).lstrip().startswith('<div id="table"')
-            else:
-                assert response.headers["Location"] == f"/games/{game_id}"
+    for headers, status in ((HX, 200), ({}, 303)):
+        client = app.test_client()
+        game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(werewolf=True))
+        prepare(client, game_id, step)
+        response = post(client, game_id, path, data, headers=headers)
+        assert response.status_code == status, text(response)[:500]
+        if status == 200:
+            assert text(response).lstrip().startswith('<div id="table"')
+        else:
+            assert response.headers["Location"] == f"/games/{game_id}"
 
 
 @pytest.mark.parametrize(

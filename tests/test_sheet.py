@@ -14,9 +14,8 @@ ROUNDS = [((1, 0, 0), (1, 0, 0)), ((0, 1, 1), (0, 2, 0))]
 
 
 @pytest.fixture
-def game_id(app):
-    with app.app_context():
-        return make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+def game_id(ctx):
+    return make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
 
 
 def cells(page: str) -> list[str]:
@@ -59,18 +58,16 @@ def test_a_past_game_page_has_no_correction_links(client, game_id):
     assert 'class="round-number num">1<' in page
 
 
-def test_an_abandoned_game_sheet_has_no_correction_links(client, app):
-    with app.app_context():
-        game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, status="abandoned").id
+def test_an_abandoned_game_sheet_has_no_correction_links(client, ctx):
+    game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE, status="abandoned").id
     page = client.get(f"/games/{game_id}/sheet").get_data(as_text=True)
     assert "/edit" not in page
     assert "tap a round number" not in page
     assert len(cells(page)) == 6
 
 
-def test_a_sheet_without_rounds_says_so(client, app):
-    with app.app_context():
-        game_id = make_game(["Ann", "Bob", "Cy"], [], game_rules=THREE).id
+def test_a_sheet_without_rounds_says_so(client, ctx):
+    game_id = make_game(["Ann", "Bob", "Cy"], [], game_rules=THREE).id
     for path in (f"/games/{game_id}/sheet", f"/history/{game_id}"):
         page = client.get(path).get_data(as_text=True)
         assert "No round has been scored yet." in page

@@ -131,22 +131,21 @@ def test_export_then_import_gives_the_same_round(round_):
     assert snapshots.round_snapshot(copy) == snapshots.round_snapshot(round_)
 
 
-def test_apply_writes_onto_the_stored_entries_like_undo(app):
-    with app.app_context():
-        game = make_game(["Ann", "Bob", "Cy"], [((1, 0, 0), (1, 0, 0)), ((0, 1, 1), (0, 2, 0))])
-        round_ = game.rounds[1]
-        before = snapshots.round_snapshot(round_)
-        entry_ids = [entry.id for entry in round_.entries]
-        round_.state, round_.trump = "playing", "spades"
-        for entry in round_.entries:
-            entry.bid, entry.tricks = 2, None
-        db.session.commit()
-        snapshots.apply_snapshot(round_, before)
-        db.session.commit()
-        db.session.expire_all()
-        stored = db.session.get(Round, round_.id)
-        assert snapshots.round_snapshot(stored) == before
-        assert [entry.id for entry in stored.entries] == entry_ids
+def test_apply_writes_onto_the_stored_entries_like_undo(ctx):
+    game = make_game(["Ann", "Bob", "Cy"], [((1, 0, 0), (1, 0, 0)), ((0, 1, 1), (0, 2, 0))])
+    round_ = game.rounds[1]
+    before = snapshots.round_snapshot(round_)
+    entry_ids = [entry.id for entry in round_.entries]
+    round_.state, round_.trump = "playing", "spades"
+    for entry in round_.entries:
+        entry.bid, entry.tricks = 2, None
+    db.session.commit()
+    snapshots.apply_snapshot(round_, before)
+    db.session.commit()
+    db.session.expire_all()
+    stored = db.session.get(Round, round_.id)
+    assert snapshots.round_snapshot(stored) == before
+    assert [entry.id for entry in stored.entries] == entry_ids
 
 
 def test_an_older_snapshot_without_newer_fields_takes_the_column_defaults():

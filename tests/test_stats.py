@@ -113,22 +113,21 @@ def test_no_games_gives_empty_figures_not_errors():
     assert figures.longest_streak == 0
 
 
-def test_player_page_shows_the_example_and_defines_each_figure(client, app):
-    with app.app_context():
-        make_game(
-            ["Ann", "Bob", "Cy"],
-            GAME_1,
-            game_rules=RULES,
-            created_at=datetime(2024, 5, 2, 20, tzinfo=UTC),
-        )
-        make_game(
-            ["Cy", "Ann", "Bob"],
-            GAME_2,
-            game_rules=RULES,
-            created_at=datetime(2024, 5, 9, 20, tzinfo=UTC),
-        )
-        # Unfinished games do not count.
-        make_game(["Ann", "Bob", "Cy"], GAME_1[:1], game_rules=RULES)
+def test_player_page_shows_the_example_and_defines_each_figure(client, ctx):
+    make_game(
+        ["Ann", "Bob", "Cy"],
+        GAME_1,
+        game_rules=RULES,
+        created_at=datetime(2024, 5, 2, 20, tzinfo=UTC),
+    )
+    make_game(
+        ["Cy", "Ann", "Bob"],
+        GAME_2,
+        game_rules=RULES,
+        created_at=datetime(2024, 5, 9, 20, tzinfo=UTC),
+    )
+    # Unfinished games do not count.
+    make_game(["Ann", "Bob", "Cy"], GAME_1[:1], game_rules=RULES)
     page = client.get("/players/1").get_data(as_text=True)
     assert "Win rate" in page
     assert "50%" in page
@@ -148,9 +147,8 @@ def test_player_page_shows_the_example_and_defines_each_figure(client, app):
         ("date_to=2024-02-30", "Write the date as YYYY-MM-DD"),
     ],
 )
-def test_bad_period_is_a_422_with_the_message_next_to_the_field(client, app, query, message):
-    with app.app_context():
-        make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
+def test_bad_period_is_a_422_with_the_message_next_to_the_field(client, ctx, query, message):
+    make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
     response = client.get(f"/players/1?{query}")
     assert response.status_code == 422
     assert message in response.get_data(as_text=True)
@@ -160,9 +158,8 @@ def test_unknown_player_is_404(client):
     assert client.get("/players/999").status_code == 404
 
 
-def test_roster_lists_players_with_their_finished_games(client, app):
-    with app.app_context():
-        make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
+def test_roster_lists_players_with_their_finished_games(client, ctx):
+    make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
     page = client.get("/players/").get_data(as_text=True)
     assert "Ann" in page
     assert "1 finished game" in page
