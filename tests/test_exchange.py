@@ -7,10 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
+from jsonschema import Draft202012Validator
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
-from scorekeeper import create_app, exchange, rules
+from scorekeeper import create_app, exchange, rules, snapshots
+from scorekeeper.exchange import schema as exchange_schema
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, Entry, Game, Player, Round
 from tests.conftest import make_config
@@ -371,3 +373,108 @@ def test_a_50_mb_upload_gets_the_app_message_with_csrf_on_too(csrf_app):
     )
     assert response.status_code == 413
     assert "backups up to 50 MB can be restored" in response.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The schema and its messages
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_schema_is_valid_json_schema_and_names_every_stored_round_field():
+    schema = exchange_schema.schema()
+    Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["format"]["const"] == exchange.FORMAT
+    assert schema["properties"]["version"]["const"] == exchange.VERSION
+    round_keys = set(schema["$defs"]["round"]["properties"])
+    entry_keys = set(schema["$defs"]["entry"]["properties"])
+    assert round_keys == {*snapshots.ROUND_FIELDS, "entries"}
+    assert entry_keys == {"seat", *snapshots.SEAT_FIELDS}
+
+
+def test_a_valid_backup_has_no_problems(ctx):
+    data = valid_backup(ctx)
+    assert exchange.shape_problems(data) == []
+    assert exchange.content_problems(data) == []
+
+
+def set_round(game: int, position: int, **fields):
+    return lambda d: d["games"][game]["rounds"][position - 1].update(fields)
+
+
+def set_entry(game: int, number: int, seat: int, **fields):
+    return lambda d: d["games"][game]["rounds"][number - 1]["entries"][seat].update(fields)
+
+
+@pytest.mark.parametrize(
+    ("change", "problems"),
+    [
+        (
+            set_entry(0, 2, 1, bid="two"),
+            ["game 1, round 2: a bid must be empty or a whole number from 0 to 20."],
+        ),
+        (
+            # The limit is the game's: 4 players hold at most 15 cards.
+            set_entry(1, 3, 0, tricks=16.0),
+            ["game 2, round 3: tricks must be empty or a whole number from 0 to 15."],
+        ),
+        (
+            lambda d: d["games"][1].pop("created_at"),
+            ["game 2: a date is not valid."],
+        ),
+        (
+            set_round(2, 1, werewolf_played=1, dealer=6),
+            [
+                "game 3, round 1: the dealer must be a seat from 0 to 2.",
+                "game 3, round 1: whether the Werewolf was played must be true or false.",
+            ],
+        ),
+        (
+            lambda d: d["games"][0]["rounds"].__setitem__(1, [1, 2]),
+            ["game 1, round 2: not a round record."],
+        ),
+        (
+            # 1.0 is not the whole number 1 (JSON Schema alone would take it).
+            set_round(0, 1, number=1.0),
+            ["game 1, round 1: rounds must be numbered 1, 2, 3 …"],
+        ),
+        (
+            # Used to be a server error: an unhashable status.
+            lambda d: d["games"][0].update(status=["finished"]),
+            ["game 1: unknown game status."],
+        ),
+        (lambda d: d.pop("players"), ["the list of players is missing."]),
+    ],
+)
+def test_each_schema_error_is_one_sentence_with_its_place(ctx, change, problems):
+    data = valid_backup(ctx)
+    change(data)
+    with pytest.raises(exchange.ImportProblem) as refused:
+        exchange.parse(json.dumps(data).encode())
+    assert list(refused.value.problems) == problems
+
+
+def test_rule_checks_follow_the_schema_and_keep_their_messages(ctx):
+    data = valid_backup(ctx)
+    data["games"][2]["seats"][1] = "Ann"  # Ann now sits twice in game 3
+    data["games"][0]["history"][1]["version"] = 2  # the same version as the first change
+    data["games"][1]["rounds"][0]["hand_size"] = 16  # 4 players: at most 15 cards
+    with pytest.raises(exchange.ImportProblem) as refused:
+        exchange.parse(json.dumps(data).encode())
+    assert list(refused.value.problems) == [
+        "game 1: two history entries have the same version.",
+        "game 2, round 1: the cards must be 1 to 15.",
+        "game 3: a player sits twice.",
+    ]
+
+
+def test_many_problems_are_cut_to_a_readable_list(ctx):
+    data = valid_backup(ctx)
+    for game in data["games"]:  # 3 + 5 + 2 rounds
+        for round_ in game["rounds"]:
+            round_["state"] = "done"
+    with pytest.raises(exchange.ImportProblem) as refused:
+        exchange.parse(json.dumps(data).encode())
+    problems = refused.value.problems
+    assert len(problems) == exchange.MAX_PROBLEMS_SHOWN + 1
+    assert problems[0] == "game 1, round 1: unknown round state."
+    assert problems[-1] == "… and 2 more problems."

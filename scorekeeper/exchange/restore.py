@@ -1,0 +1,324 @@
+"""Reading: check a backup or game export completely, then add what is new in one transaction.
+
+A file is checked in three steps, each refusing it with every problem found: it must be
+JSON of this format and version; its records must have the shape of
+``export-format.schema.json`` (:mod:`.schema`); and what the schema cannot see must hold —
+names as the roster reads them, games not repeated, seats naming the file's players, and
+every round against the game's rules. A file with any problem changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from flask_babel import gettext as _
+
+from .. import records, rules, snapshots
+from ..extensions import db
+from ..models import Change, Game, Player, RoundState, Seat, name_key
+from ..wording import messages
+from .schema import (
+    FORMAT,
+    VERSION,
+    cards_message,
+    game_place,
+    located,
+    player_place,
+    round_place,
+    seat_message,
+    shape_problems,
+)
+
+MAX_PROBLEMS_SHOWN = 8
+
+
+class ImportProblem(ValueError):
+    """The file cannot be imported; ``problems`` are sentences to show next to the field."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = tuple(problems)
+
+
+@dataclass
+class ImportResult:
+    """What a restore did: players and games added, and the games that were already here."""
+
+    players_added: int = 0
+    games_added: int = 0
+    games_skipped: int = 0
+    skipped_uids: list[str] = field(default_factory=list)
+
+
+def parse_time(value: str) -> datetime:
+    """A time from the file (checked ISO 8601); one without an offset is UTC."""
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _load(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ImportProblem(
+            [_("This file is not text. Choose a backup saved by this app.")]
+        ) from None
+    except RecursionError:
+        raise ImportProblem([_("This file is not valid JSON (nested too deeply).")]) from None
+    except json.JSONDecodeError as error:
+        raise ImportProblem(
+            [
+                _(
+                    "This file is not valid JSON (line %(line)d, column %(column)d).",
+                    line=error.lineno,
+                    column=error.colno,
+                )
+            ]
+        ) from None
+
+
+def _refuse(problems: list[str]) -> None:
+    if problems:
+        shown = problems[:MAX_PROBLEMS_SHOWN]
+        more = len(problems) - len(shown)
+        if more:
+            shown.append(_("… and %(count)d more problems.", count=more))
+        raise ImportProblem(shown)
+
+
+def parse(raw: bytes) -> dict:
+    """Read and check a file; raises :class:`ImportProblem` with every problem found."""
+    data = _load(raw)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ImportProblem([_("This file is not a Wizard Scorekeeper backup or game export.")])
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:
+        raise ImportProblem(
+            [
+                _(
+                    "This file is format version %(found)s; this app reads version %(known)d.",
+                    found=str(version)[:20],
+                    known=VERSION,
+                )
+            ]
+        )
+    _refuse(shape_problems(data))
+    _refuse(content_problems(data))
+    return data
+
+
+# --- what the schema cannot see ------------------------------------------------------------
+
+
+def content_problems(data: dict) -> list[str]:
+    """Problems of a file of the right shape: names, repeated games, seats and game rules."""
+    problems: list[str] = []
+    keys: set[str] = set()
+    for number, player in enumerate(data["players"], start=1):
+        key = name_key(player["name"])
+        if 0 < len(key) <= 40:
+            keys.add(key)
+        else:
+            problems.append(
+                located(player_place(number), _("the name must have 1 to 40 characters."))
+            )
+    uids: set[str] = set()
+    for number, game in enumerate(data["games"], start=1):
+        where = game_place(number)
+        if game["uid"] in uids:
+            problems.append(located(where, _("this game appears twice in the file.")))
+        uids.add(game["uid"])
+        problems.extend(_game_problems(game, where, keys))
+    return problems
+
+
+def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
+    """The game's rules, its seats against the file's players, its rounds and its history."""
+    try:
+        game_rules = rules.GameRules.from_dict(game["rules"])
+    except rules.RulesError as error:
+        reasons = "; ".join(messages.problem_message(p) for p in error.problems)
+        return [located(where, _("its rules are not valid: %(reasons)s", reasons=reasons))]
+    except TypeError:
+        return [located(where, _("its rules are not valid."))]
+    players = game_rules.players
+    if len(game["seats"]) != players:
+        return [located(where, _("it needs %(count)d seats, one per player.", count=players))]
+    problems = []
+    seat_keys = [name_key(name) for name in game["seats"]]
+    if not (all(seat_keys) and set(seat_keys) <= player_keys):
+        problems.append(_("every seat must name a player of the file."))
+    if len(set(seat_keys)) != players:
+        problems.append(_("a player sits twice."))
+    if game["first_dealer"] >= players:
+        problems.append(seat_message("first_dealer", players))
+    versions = [change["version"] for change in game.get("history", [])]
+    if len(set(versions)) != len(versions):
+        problems.append(_("two history entries have the same version."))
+    problems = [located(where, problem) for problem in problems]
+    return problems + _round_problems(game["rounds"], game_rules, where)
+
+
+def _round_problems(rounds: list[dict], game_rules: rules.GameRules, where: str) -> list[str]:
+    """Each round within the game's seats and cards; then the scored ones against the rules."""
+    players, top = game_rules.players, game_rules.max_hand_size
+    problems: list[str] = []
+    scored: list[rules.RoundRecord] = []
+    for number, round_ in enumerate(rounds, start=1):
+        found = []
+        if round_["number"] != number:
+            found.append(_("rounds must be numbered 1, 2, 3 …"))
+        if round_["hand_size"] > top:
+            found.append(cards_message(top))
+        for name in ("dealer", "cloud_seat"):
+            if (round_.get(name) or 0) >= players:
+                found.append(seat_message(name, players))
+        seats = [entry["seat"] for entry in round_["entries"]]
+        if max(seats, default=0) >= players:
+            found.append(_("an entry names no seat."))
+        if len(set(seats)) != len(seats):
+            found.append(_("a seat has two entries."))
+        if not found and round_["state"] == RoundState.SCORED:
+            if (
+                any(entry.get("tricks") is None for entry in round_["entries"])
+                or len(seats) != players
+            ):
+                found.append(_("a scored round needs every player's tricks."))
+            else:
+                scored.append(_record(number, round_, players))
+        problems.extend(located(round_place(where, number), problem) for problem in found)
+    if problems:
+        return problems
+    return _scored_round_problems(game_rules, scored, where)
+
+
+def _record(number: int, round_: dict, players: int) -> rules.RoundRecord:
+    entries = [
+        (e["seat"], e.get("bid"), e.get("cloud_bid"), e["tricks"]) for e in round_["entries"]
+    ]
+    return records.record_from(
+        number, round_["hand_size"], round_["dealer"], round_["bomb_played"], entries, players
+    )
+
+
+def _scored_round_problems(
+    game_rules: rules.GameRules, scored: list[rules.RoundRecord], where: str
+) -> list[str]:
+    """Each scored round against the game's rules, with the totals before it."""
+    try:
+        sheet = rules.score_sheet(game_rules, scored)
+    except rules.RulesError as error:
+        reasons = "; ".join(dict.fromkeys(messages.problem_message(p) for p in error.problems))
+        return [
+            located(
+                where, _("its rounds break the rules of the game: %(reasons)s", reasons=reasons)
+            )
+        ]
+    problems = []
+    for record in scored:
+        found = rules.validate_round(game_rules, record, sheet.totals_before(record.number))
+        # A correction may later make an earlier bid "forbidden" under the Canadian rule; the
+        # app flags such rounds but keeps them, so a restore must accept them too.
+        found = tuple(p for p in found if p.code != "forbidden_bid")
+        if found:
+            reasons = "; ".join(
+                dict.fromkeys(messages.problem_message(p, with_round=False) for p in found)
+            )
+            problems.append(
+                located(
+                    round_place(where, record.number),
+                    _("it breaks the rules of the game: %(reasons)s", reasons=reasons),
+                )
+            )
+    return problems
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def restore(data: dict) -> ImportResult:
+    """Add the file's players and games that are not here yet, in the caller's transaction.
+
+    Players are matched by name (case and spaces ignored), games by their identifier.
+    """
+    result = ImportResult()
+    wanted = {name_key(p["name"]): p for p in data["players"]}
+    for game in data["games"]:
+        for name in game["seats"]:
+            wanted.setdefault(name_key(name), {"name": name, "created_at": None})
+    existing = {
+        p.name_key: p
+        for p in db.session.scalars(sa.select(Player).where(Player.name_key.in_(list(wanted))))
+    }
+    for key, entry in sorted(wanted.items()):
+        if key not in existing:
+            new = Player(entry["name"])
+            if entry.get("created_at"):
+                new.created_at = parse_time(entry["created_at"])
+            db.session.add(new)
+            existing[key] = new
+            result.players_added += 1
+    uids = [g["uid"] for g in data["games"]]
+    present = set(db.session.scalars(sa.select(Game.uid).where(Game.uid.in_(uids))))
+    for game in data["games"]:
+        if game["uid"] in present:
+            result.games_skipped += 1
+            result.skipped_uids.append(game["uid"])
+            continue
+        db.session.add(_build_game(game, existing))
+        result.games_added += 1
+    db.session.flush()
+    return result
+
+
+def _build_game(data: dict, players: Mapping[str, Player]) -> Game:
+    game = Game(
+        uid=data["uid"],
+        status=data["status"],
+        rules=data["rules"],
+        first_dealer=data["first_dealer"],
+        version=data["version"],
+        created_at=parse_time(data["created_at"]),
+        updated_at=parse_time(data["updated_at"]),
+        finished_at=parse_time(data["finished_at"]) if data.get("finished_at") else None,
+    )
+    if data.get("live_token"):
+        game.live_token = data["live_token"]
+    for position, name in enumerate(data["seats"]):
+        game.seats.append(Seat(player=players[name_key(name)], position=position))
+    for round_data in data["rounds"]:
+        game.rounds.append(snapshots.round_from_export(round_data))
+    for change in data.get("history", []):
+        game.changes.append(
+            Change(
+                version=change["version"],
+                action=change["action"],
+                round_number=change.get("round_number"),
+                before=change.get("before"),
+                after=change.get("after"),
+                created_at=parse_time(change["created_at"]),
+            )
+        )
+    return game
+
+
+def import_file(raw: bytes) -> ImportResult:
+    """Check and restore a file in one transaction; on any problem nothing is stored."""
+    data = parse(raw)
+    try:
+        result = restore(data)
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        raise ImportProblem(
+            [_("This file clashes with data already here (a live link or history entry).")]
+        ) from None
+    except Exception:
+        db.session.rollback()
+        raise
+    return result

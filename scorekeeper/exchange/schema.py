@@ -1,0 +1,265 @@
+"""The shape of a backup or game export: ``export-format.schema.json`` (JSON Schema 2020-12).
+
+:func:`shape_problems` validates a file with the ``jsonschema`` library and turns each error
+into one translated sentence with its place ("game 3, round 2: …"). What needs the game's
+rules or other records is checked afterwards by :mod:`.restore`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+from flask_babel import gettext as _
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from .. import rules
+
+FORMAT = "wizard-scorekeeper"
+VERSION = 1
+SCHEMA_FILE = "export-format.schema.json"
+# The database's limits, which the schema states; a game's own rules may narrow them.
+MAX_SEATS = 6
+MAX_CARDS = 20
+
+Path = tuple[str | int, ...]
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The JSON Schema of format version 1, as shipped beside this module."""
+    text = resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _whole_number(_checker: object, value: object) -> bool:
+    # JSON Schema counts 1.0 as an integer; the format writes whole numbers without a fraction.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _iso_time(value: object) -> bool:
+    if not isinstance(value, str):
+        return True  # "type" judges non-strings
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
+    """``node`` with each local ``{"$ref": "#/$defs/name"}`` replaced by that definition."""
+    if isinstance(node, dict):
+        ref = node.get("$ref", "")
+        if ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {key: _inline(value, defs) for key, value in node.items() if key != "$defs"}
+    if isinstance(node, list):
+        return [_inline(value, defs) for value in node]
+    return node
+
+
+@cache
+def validator() -> jsonschema.protocols.Validator:
+    """A validator for :func:`schema`: integers are JSON integers, times ISO 8601.
+
+    The references are inlined first: looking them up per record would make a club's
+    backup take three times as long to check.
+    """
+    types = Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole_number)
+    cls = jsonschema.validators.extend(Draft202012Validator, type_checker=types)
+    formats = jsonschema.FormatChecker(formats=())
+    formats.checks("date-time")(_iso_time)
+    full = schema()
+    return cls(_inline(full, full.get("$defs", {})), format_checker=formats)
+
+
+# --- places and sentences ------------------------------------------------------------------
+
+
+def located(where: str, message: str) -> str:
+    """A problem with its place in front ("game 3: …"), or alone when it concerns the file."""
+    return f"{where}: {message}" if where else message
+
+
+def player_place(number: int) -> str:
+    """The place of the ``number``-th player record (from 1)."""
+    return _("player %(number)d", number=number)
+
+
+def game_place(number: int) -> str:
+    """The place of the ``number``-th game record (from 1)."""
+    return _("game %(number)d", number=number)
+
+
+def round_place(game: str, number: int) -> str:
+    """The place of the ``number``-th round record (from 1) of a game."""
+    return _("%(game)s, round %(number)d", game=game, number=number)
+
+
+def cards_message(top: int) -> str:
+    """The rule for a round's number of cards."""
+    return _("the cards must be 1 to %(max)d.", max=top)
+
+
+def seat_message(field: str, players: int) -> str:
+    """The rule for ``first_dealer``, ``dealer`` or ``cloud_seat``: a seat of the game."""
+    last = players - 1
+    if field == "first_dealer":
+        return _("the first dealer must be a seat from 0 to %(last)d.", last=last)
+    if field == "cloud_seat":
+        return _("the Cloud's player must be a seat from 0 to %(last)d.", last=last)
+    return _("the dealer must be a seat from 0 to %(last)d.", last=last)
+
+
+def _game_messages() -> dict[str, str]:
+    date = _("a date is not valid.")
+    return {
+        "uid": _("the game identifier is missing."),
+        "status": _("unknown game status."),
+        "created_at": date,
+        "updated_at": date,
+        "finished_at": date,
+        "version": _("the version must be 1 or more."),
+        "live_token": _("the live link token is not valid."),
+        "rules": _("its rules are not valid."),
+        "seats": _("the seats must be a list of player names."),
+        "rounds": _("the rounds are missing."),
+        "history": _("the history is not a list."),
+    }
+
+
+def _round_messages() -> dict[str, str]:
+    trump = _("the trump is not valid.")
+    return {
+        "number": _("rounds must be numbered 1, 2, 3 …"),
+        "state": _("unknown round state."),
+        "trump": trump,
+        "trump_cause": trump,
+        "werewolf_trump": trump,
+        "werewolf_played": _("whether the Werewolf was played must be true or false."),
+        "bomb_played": _("whether the Bomb was played must be true or false."),
+        "entries": _("the entries are missing."),
+    }
+
+
+def _entry_messages(top: int) -> dict[str, str]:
+    return {
+        "bid": _("a bid must be empty or a whole number from 0 to %(max)d.", max=top),
+        "cloud_bid": _(
+            "a bid changed by the Cloud must be empty or a whole number from 0 to %(max)d.",
+            max=top,
+        ),
+        "tricks": _("tricks must be empty or a whole number from 0 to %(max)d.", max=top),
+    }
+
+
+def _not_valid(field: str | int) -> str:
+    return _("%(field)s is not valid.", field=str(field)[:40])
+
+
+# --- from schema errors to sentences -------------------------------------------------------
+
+
+def _document_order(error: ValidationError) -> tuple[tuple[bool, str | int], ...]:
+    # At one depth of one container the keys are all indices or all names.
+    return tuple((isinstance(key, str), key) for key in error.absolute_path)
+
+
+def _paths(error: ValidationError) -> Iterator[Path]:
+    """Where the error is: for a missing key, the place of that key."""
+    path = tuple(error.absolute_path)
+    if error.validator == "required" and isinstance(error.instance, Mapping):
+        for name in error.validator_value:
+            if name not in error.instance:
+                yield (*path, name)
+    else:
+        yield path
+
+
+class _Limits:
+    """Each game's number of players and largest hand, as far as its rules can be read."""
+
+    def __init__(self, data: Any) -> None:
+        self.data = data
+        self.known: dict[int, tuple[int, int]] = {}
+
+    def of(self, index: int) -> tuple[int, int]:
+        if index not in self.known:
+            self.known[index] = (MAX_SEATS, MAX_CARDS)
+            game = self.data["games"][index]
+            if isinstance(game, Mapping):
+                try:
+                    game_rules = rules.GameRules.from_dict(game.get("rules"))
+                except (rules.RulesError, TypeError):
+                    pass  # the rules' own problem is reported; the limits stay the widest
+                else:
+                    self.known[index] = (game_rules.players, game_rules.max_hand_size)
+        return self.known[index]
+
+
+def _describe(path: Path, limits: _Limits) -> str:
+    """The sentence for the record or key at ``path``, with its place."""
+    match path:
+        case ("players",):
+            return _("the list of players is missing.")
+        case ("games",):
+            return _("the list of games is missing.")
+        case ("players", int(number)):
+            return located(player_place(number + 1), _("not a player record."))
+        case ("players", int(number), "name", *_):
+            return located(player_place(number + 1), _("the name must have 1 to 40 characters."))
+        case ("players", int(number), *_):
+            return located(player_place(number + 1), _("the date is not valid."))
+        case ("games", int(number)):
+            return located(game_place(number + 1), _("not a game record."))
+        case ("games", int(number), "rounds", int(round_number), *rest):
+            where = round_place(game_place(number + 1), round_number + 1)
+            return located(where, _describe_round(rest, *limits.of(number)))
+        case ("games", int(number), *rest):
+            return located(game_place(number + 1), _describe_game(rest, *limits.of(number)))
+    return _not_valid(".".join(str(key) for key in path) or "file")
+
+
+def _describe_game(path: list[str | int], players: int, _top: int) -> str:
+    match path:
+        case ["seats", int(), *_]:
+            return _("every seat must name a player of the file.")
+        case ["first_dealer", *_]:
+            return seat_message("first_dealer", players)
+        case ["history", _, *_]:
+            return _("a history entry is not valid.")
+        case [str(field), *_]:
+            return _game_messages().get(field, _not_valid(field))
+    return _not_valid(".".join(str(key) for key in path))
+
+
+def _describe_round(path: list[str | int], players: int, top: int) -> str:
+    match path:
+        case []:
+            return _("not a round record.")
+        case ["hand_size", *_]:
+            return cards_message(top)
+        case ["dealer" | "cloud_seat" as field, *_]:
+            return seat_message(field, players)
+        case ["entries", int()] | ["entries", int(), "seat", *_]:
+            return _("an entry names no seat.")
+        case ["entries", int(), str(field), *_]:
+            return _entry_messages(top).get(field, _not_valid(field))
+        case [str(field), *_]:
+            return _round_messages().get(field, _not_valid(field))
+    return _not_valid(".".join(str(key) for key in path))
+
+
+def shape_problems(data: Any) -> list[str]:
+    """Every way the file breaks the schema, one sentence each, in the file's order."""
+    limits = _Limits(data)
+    errors = sorted(validator().iter_errors(data), key=_document_order)
+    sentences = (_describe(path, limits) for error in errors for path in _paths(error))
+    return list(dict.fromkeys(sentences))
