@@ -3,7 +3,7 @@
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -111,6 +111,29 @@ def page(context: BrowserContext) -> Page:
     page = context.new_page()
     page.set_default_timeout(10_000)
     return page
+
+
+@pytest.fixture
+def phone(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """Opens another phone: ``phone(color_scheme="dark")`` is a page in a new browser context
+    with these options (see :func:`new_context`); every one is closed after the test."""
+    opened: list[BrowserContext] = []
+
+    def open_phone(**options: object) -> Page:
+        opened.append(new_context(browser, **options))
+        return opened[-1].new_page()
+
+    yield open_phone
+    for context in opened:
+        context.close()
+
+
+def console_errors(page: Page) -> list[str]:
+    """The errors the page logs to its console from now on (a Content-Security-Policy
+    violation, an inline style or script, shows up as one)."""
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    return errors
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from scorekeeper import rules
 from scorekeeper.extensions import db
-from tests.browser.conftest import new_context
+from tests.browser.conftest import console_errors
 from tests.factories import BASE_TIME, make_game, random_rounds
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]
@@ -84,6 +84,7 @@ def test_games_list_filter_updates_in_place_and_in_the_address(page, live_server
     settled(page)
     page.get_by_label("Player").select_option(label="Any player")
     expect(page.locator(".game-row")).to_have_count(1)
+    settled(page)
     # A bad date comes back with its message next to the field, not an error page.
     page.get_by_label("From").fill("2024-06-01")
     expect(page).to_have_url(re.compile("date_from=2024-06-01"))
@@ -111,27 +112,21 @@ def test_replay_steps_through_the_rounds(page, live_server, seeded):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_history_pages_at_phone_size(browser, live_server, seeded, screenshot, scheme):
-    context = new_context(browser, color_scheme=scheme)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    try:
-        for name, path in [
-            ("games", "/history/"),
-            ("game", f"/history/{seeded}"),
-            ("game-six", f"/history/{seeded + 1}"),
-            ("replay", f"/history/{seeded}/replay?round=7"),
-            ("player", "/players/1"),
-            ("backup", "/history/backup"),
-        ]:
-            page.goto(live_server.url + path)
-            no_sideways_scroll(page)
-            screenshot(page, f"history-{name}-{scheme}")
-        page.goto(f"{live_server.url}/history/{seeded}")
-        page.emulate_media(media="print")
-        screenshot(page, f"history-game-print-{scheme}")
-    finally:
-        context.close()
-    # A Content-Security-Policy violation (inline style or script) shows up as a console error.
+def test_history_pages_at_phone_size(phone, live_server, seeded, screenshot, scheme):
+    page = phone(color_scheme=scheme)
+    errors = console_errors(page)
+    for name, path in [
+        ("games", "/history/"),
+        ("game", f"/history/{seeded}"),
+        ("game-six", f"/history/{seeded + 1}"),
+        ("replay", f"/history/{seeded}/replay?round=7"),
+        ("player", "/players/1"),
+        ("backup", "/history/backup"),
+    ]:
+        page.goto(live_server.url + path)
+        no_sideways_scroll(page)
+        screenshot(page, f"history-{name}-{scheme}")
+    page.goto(f"{live_server.url}/history/{seeded}")
+    page.emulate_media(media="print")
+    screenshot(page, f"history-game-print-{scheme}")
     assert errors == []

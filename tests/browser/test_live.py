@@ -6,16 +6,14 @@ from playwright.sync_api import expect
 from scorekeeper import games, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
-from tests.browser.conftest import new_context
 
 
-def test_the_live_view_updates_itself_and_polls_with_304s(browser, live_server, screenshot):
+def test_the_live_view_updates_itself_and_polls_with_304s(phone, live_server, screenshot):
     live_server.app.config["LIVE_POLL_SECONDS"] = 1
     with live_server.app.app_context():
         game = games.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
         game_id, token = game.id, game.live_token
-    table_phone, watching_phone = new_context(browser), new_context(browser, color_scheme="dark")
-    table, watcher = table_phone.new_page(), watching_phone.new_page()
+    table, watcher = phone(), phone(color_scheme="dark")
     statuses: list[int] = []
 
     def record(sender, response, **extra):
@@ -44,5 +42,3 @@ def test_the_live_view_updates_itself_and_polls_with_304s(browser, live_server, 
     with live_server.app.app_context():
         assert db.session.get(Game, game_id).version == 2
     request_finished.disconnect(record, live_server.app)
-    table_phone.close()
-    watching_phone.close()

@@ -9,7 +9,6 @@ from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
 from scorekeeper.records import game_query, sheet_of
-from tests.browser.conftest import new_context
 from tests.factories import new_game
 
 
@@ -173,10 +172,9 @@ def test_canadian_forbidden_bid_only_for_the_leader(page, live_server):
     expect(page.locator('.bid-button[value="0"]')).to_be_enabled()
 
 
-def test_a_round_with_javascript_disabled(browser, live_server, screenshot):
+def test_a_round_with_javascript_disabled(phone, live_server, screenshot):
     game_id = start_game(live_server, bid_rule="free")
-    context = new_context(browser, java_script_enabled=False)
-    page = context.new_page()
+    page = phone(java_script_enabled=False)
     page.goto(f"{live_server.url}/games/{game_id}")
     page.locator(".trump-row").first.get_by_role("button", name="♠ Spades").click()
     for value in (1, 0, 0):
@@ -190,22 +188,17 @@ def test_a_round_with_javascript_disabled(browser, live_server, screenshot):
     expect(page.locator("h1").first).to_contain_text("Round 2 of 20")
     sheet, _records = stored_sheet(live_server, game_id)
     assert sheet.totals == (20, 30, 20)
-    context.close()
 
 
-def test_a_second_phone_that_saved_first_gets_changed_on_another_phone(browser, live_server):
+def test_a_second_phone_that_saved_first_gets_changed_on_another_phone(phone, live_server):
     game_id = start_game(live_server)
-    first = new_context(browser)
-    second = new_context(browser)
-    one, two = first.new_page(), second.new_page()
+    one, two = phone(), phone()
     one.goto(f"{live_server.url}/games/{game_id}")
     two.goto(f"{live_server.url}/games/{game_id}")
     Taps(two).trump("♣ Clubs")
     one.locator(".trump-row").first.get_by_role("button", name="♥ Hearts").click()
     expect(one.locator(".notice")).to_contain_text("Changed on another phone")
     expect(one.locator(".round-facts")).to_contain_text("♣")
-    first.close()
-    second.close()
 
 
 def test_a_failed_request_says_not_saved_and_keeps_the_entries(page, live_server):
@@ -228,14 +221,13 @@ def test_a_failed_request_says_not_saved_and_keeps_the_entries(page, live_server
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_screens_for_a_person_to_look_at(browser, live_server, screenshot, scheme):
+def test_screens_for_a_person_to_look_at(phone, live_server, screenshot, scheme):
     game_id = start_game(
         live_server,
         names=("Ann", "Bob", "Cara", "Dan"),
         jubilee=rules.JubileeCards(bomb=True, cloud=True),
     )
-    context = new_context(browser, color_scheme=scheme)
-    page = context.new_page()
+    page = phone(color_scheme=scheme)
     page.goto(f"{live_server.url}/games/{game_id}")
     screenshot(page, f"play-trump-{scheme}")
     taps = Taps(page)
@@ -252,7 +244,6 @@ def test_screens_for_a_person_to_look_at(browser, live_server, screenshot, schem
     taps.save_round()
     page.get_by_role("link", name="Score sheet").click()
     screenshot(page, f"play-sheet-{scheme}")
-    context.close()
 
 
 def test_ticking_the_bomb_fills_the_last_player_in_again(page, live_server):

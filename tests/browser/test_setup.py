@@ -9,7 +9,6 @@ from playwright.sync_api import Page, expect
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, Player
-from tests.browser.conftest import new_context
 
 PHONE_WIDTH = 390
 
@@ -91,65 +90,57 @@ def test_set_up_a_four_player_game_by_taps_light(page, live_server, roster, scre
 
 
 def test_set_up_in_dark_theme_and_see_a_refused_combination(
-    browser, live_server, roster, screenshot
+    phone, live_server, roster, screenshot
 ):
-    context = new_context(browser, color_scheme="dark")
-    page = context.new_page()
+    page = phone(color_scheme="dark")
     page.set_default_timeout(5000)
-    try:
-        page.goto(live_server.url + "/games/new")
-        for name in ("Ann", "Bob"):
-            page.get_by_role("button", name=f"Add {name}").click()
-            expect(page.get_by_role("button", name=f"Remove {name}")).to_be_visible()
-        for name in ("Cara", "Dev"):
-            page.get_by_placeholder("New player’s name").fill(name)
-            page.get_by_role("button", name="Add", exact=True).click()
-            expect(page.get_by_role("button", name=f"Remove {name}")).to_be_visible()
-        page.locator(".setup-more > summary").click()
-        page.get_by_text("Hidden", exact=True).click()
-        page.get_by_role("button", name="Start game").click()
-        error = page.locator(".field-error").first
-        expect(error).to_contain_text("±1 needs open bids")
-        assert stored_games(live_server) == []
-        assert seat_names(page) == ["Ann", "Bob", "Cara", "Dev"]
-        assert_no_sideways_scroll(page)
-        screenshot(page, "setup-dark-refused")
-        page.get_by_text("Free", exact=True).click()
-        page.get_by_role("button", name="Start game").click()
-        page.wait_for_url(re.compile(r"/games/\d+$"))
-        ((names, _dealer, game_rules),) = stored_games(live_server)
-        assert names == ["Ann", "Bob", "Cara", "Dev"]
-        assert (game_rules["bid_rule"], game_rules["bid_reveal"]) == ("free", "hidden")
-    finally:
-        context.close()
+    page.goto(live_server.url + "/games/new")
+    for name in ("Ann", "Bob"):
+        page.get_by_role("button", name=f"Add {name}").click()
+        expect(page.get_by_role("button", name=f"Remove {name}")).to_be_visible()
+    for name in ("Cara", "Dev"):
+        page.get_by_placeholder("New player’s name").fill(name)
+        page.get_by_role("button", name="Add", exact=True).click()
+        expect(page.get_by_role("button", name=f"Remove {name}")).to_be_visible()
+    page.locator(".setup-more > summary").click()
+    page.get_by_text("Hidden", exact=True).click()
+    page.get_by_role("button", name="Start game").click()
+    error = page.locator(".field-error").first
+    expect(error).to_contain_text("±1 needs open bids")
+    assert stored_games(live_server) == []
+    assert seat_names(page) == ["Ann", "Bob", "Cara", "Dev"]
+    assert_no_sideways_scroll(page)
+    screenshot(page, "setup-dark-refused")
+    page.get_by_text("Free", exact=True).click()
+    page.get_by_role("button", name="Start game").click()
+    page.wait_for_url(re.compile(r"/games/\d+$"))
+    ((names, _dealer, game_rules),) = stored_games(live_server)
+    assert names == ["Ann", "Bob", "Cara", "Dev"]
+    assert (game_rules["bid_rule"], game_rules["bid_reveal"]) == ("free", "hidden")
 
 
-def test_set_up_without_javascript(browser, live_server, roster, screenshot):
-    context = new_context(browser, java_script_enabled=False)
-    page = context.new_page()
+def test_set_up_without_javascript(phone, live_server, roster, screenshot):
+    page = phone(java_script_enabled=False)
     page.set_default_timeout(5000)
-    try:
-        page.goto(live_server.url + "/games/new")
-        page.get_by_role("button", name="Add Ann").click()
-        page.get_by_role("button", name="Add Bob").click()
-        for name in ("Cara", "Dev"):
-            page.get_by_placeholder("New player’s name").fill(name)
-            page.get_by_role("button", name="Add", exact=True).click()
-        page.get_by_role("button", name="Move Ann down").click()
-        assert seat_names(page) == ["Bob", "Ann", "Cara", "Dev"]
-        page.get_by_role("button", name="Remove Dev").click()
-        assert seat_names(page) == ["Bob", "Ann", "Cara"]
-        page.get_by_text("First rounds only").click()
-        assert_no_sideways_scroll(page)
-        screenshot(page, "setup-nojs")
-        page.get_by_role("button", name="Start game").click()
-        page.wait_for_url(re.compile(r"/games/\d+$"))
-        ((names, dealer, game_rules),) = stored_games(live_server)
-        assert names == ["Bob", "Ann", "Cara"]
-        assert 0 <= dealer < 3
-        assert game_rules["plan"] == {"kind": "first_n", "rounds": 5}
-    finally:
-        context.close()
+    page.goto(live_server.url + "/games/new")
+    page.get_by_role("button", name="Add Ann").click()
+    page.get_by_role("button", name="Add Bob").click()
+    for name in ("Cara", "Dev"):
+        page.get_by_placeholder("New player’s name").fill(name)
+        page.get_by_role("button", name="Add", exact=True).click()
+    page.get_by_role("button", name="Move Ann down").click()
+    assert seat_names(page) == ["Bob", "Ann", "Cara", "Dev"]
+    page.get_by_role("button", name="Remove Dev").click()
+    assert seat_names(page) == ["Bob", "Ann", "Cara"]
+    page.get_by_text("First rounds only").click()
+    assert_no_sideways_scroll(page)
+    screenshot(page, "setup-nojs")
+    page.get_by_role("button", name="Start game").click()
+    page.wait_for_url(re.compile(r"/games/\d+$"))
+    ((names, dealer, game_rules),) = stored_games(live_server)
+    assert names == ["Bob", "Ann", "Cara"]
+    assert 0 <= dealer < 3
+    assert game_rules["plan"] == {"kind": "first_n", "rounds": 5}
 
 
 def test_setup_takes_well_under_thirty_seconds_of_page_time(page, live_server, roster):

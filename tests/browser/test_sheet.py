@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from scorekeeper import rules
 from scorekeeper.extensions import db
-from tests.browser.conftest import PHONE, new_context
+from tests.browser.conftest import PHONE, console_errors
 from tests.factories import make_game, random_rounds
 
 LONG_NAMES = ["Alexandra", "Bartholomew", "Cy", "Dorothea", "Evangeline", "Fay"]
@@ -39,36 +39,29 @@ def sheet_overflow(page) -> int:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("players", [4, 5, 6])
 def test_sheet_fits_four_or_five_players_and_scrolls_six_under_a_sticky_round_column(
-    browser, live_server, games, screenshot, scheme, players
+    phone, live_server, games, screenshot, scheme, players
 ):
-    context = new_context(browser, color_scheme=scheme)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    try:
-        for where, path in [
-            ("play", f"/games/{games[players]}/sheet"),
-            ("history", f"/history/{games[players]}"),
-        ]:
-            page.goto(live_server.url + path)
-            assert page_width(page) <= PHONE["width"]
-            expect(page.locator(".score-sheet tbody tr")).to_have_count(12 if players == 4 else 8)
-            if players < 6:
-                assert sheet_overflow(page) == 0, f"{players} players fit without scrolling"
-            else:
-                assert sheet_overflow(page) > 0
-                box = page.locator(".sheet-scroll")
-                round_cell = page.locator(".score-sheet tbody th").first
-                left = round_cell.bounding_box()["x"]
-                box.evaluate("box => box.scrollBy(120, 0)")
-                page.wait_for_function(
-                    "() => document.querySelector('.sheet-scroll').scrollLeft > 0"
-                )
-                assert round_cell.bounding_box()["x"] == pytest.approx(left, abs=1)
-                box.evaluate("box => box.scrollTo(0, 0)")
-            links = page.locator(".score-sheet a.round-number")
-            expect(links).to_have_count((12 if players == 4 else 8) if where == "play" else 0)
-            screenshot(page, f"sheet-{where}-{players}-{scheme}")
-    finally:
-        context.close()
+    page = phone(color_scheme=scheme)
+    errors = console_errors(page)
+    for where, path in [
+        ("play", f"/games/{games[players]}/sheet"),
+        ("history", f"/history/{games[players]}"),
+    ]:
+        page.goto(live_server.url + path)
+        assert page_width(page) <= PHONE["width"]
+        expect(page.locator(".score-sheet tbody tr")).to_have_count(12 if players == 4 else 8)
+        if players < 6:
+            assert sheet_overflow(page) == 0, f"{players} players fit without scrolling"
+        else:
+            assert sheet_overflow(page) > 0
+            box = page.locator(".sheet-scroll")
+            round_cell = page.locator(".score-sheet tbody th").first
+            left = round_cell.bounding_box()["x"]
+            box.evaluate("box => box.scrollBy(120, 0)")
+            page.wait_for_function("() => document.querySelector('.sheet-scroll').scrollLeft > 0")
+            assert round_cell.bounding_box()["x"] == pytest.approx(left, abs=1)
+            box.evaluate("box => box.scrollTo(0, 0)")
+        links = page.locator(".score-sheet a.round-number")
+        expect(links).to_have_count((12 if players == 4 else 8) if where == "play" else 0)
+        screenshot(page, f"sheet-{where}-{players}-{scheme}")
     assert errors == []
