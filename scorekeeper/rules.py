@@ -39,6 +39,7 @@ __all__ = [
     "SUIT_ORDER",
     "TABLE_ONLY_RULES",
     "WEREWOLF_NOT_PLAYED",
+    "WEREWOLF_TRUMPS",
     "BidReveal",
     "BidRule",
     "CloudChange",
@@ -47,6 +48,7 @@ __all__ = [
     "JubileeCards",
     "PlanKind",
     "Problem",
+    "ProblemCode",
     "ProblemValues",
     "RoundPlan",
     "RoundRecord",
@@ -60,6 +62,7 @@ __all__ = [
     "bid_order",
     "bids_are_secret",
     "cards_left_to_turn",
+    "dealer_can_change",
     "dealer_seat",
     "everyone_made_bid_possible",
     "first_lead",
@@ -67,14 +70,19 @@ __all__ = [
     "forbidden_bid",
     "hand_size",
     "is_final_round",
+    "last_bidder_so_far",
+    "next_bidder",
     "next_seat",
+    "play_order",
     "rank",
     "remaining_tricks",
     "required_trick_total",
     "resolve_trump",
     "round_points",
     "score_sheet",
+    "standings",
     "trump_choice",
+    "trump_in_force",
     "trump_suits_allowed",
     "validate_bids",
     "validate_cloud",
@@ -161,6 +169,9 @@ TABLE_ONLY_RULES: Final[tuple[str, ...]] = (
 )
 """Rules played at the table that never change a score; kept with the game for the record."""
 
+WEREWOLF_TRUMPS: Final[tuple[Suit | None, ...]] = (*SUIT_ORDER, None)
+"""What the Werewolf's holder may make the trump: any suit, or no trump (``None``)."""
+
 WEREWOLF_NOT_PLAYED: Final[EllipsisType] = ...
 """Default of ``werewolf_trump``: the Werewolf did not replace the trump this round."""
 
@@ -180,6 +191,76 @@ _TOURNAMENT: Final[Mapping[int, tuple[int, ...]]] = {
 # --------------------------------------------------------------------------------------------
 # Problems (errors as data)
 # --------------------------------------------------------------------------------------------
+
+
+class ProblemCode(StrEnum):
+    """Every reason the rules (and the order of play at the table) can reject something.
+
+    Stable values: pages translate them, and stored or exported problems keep them.
+    """
+
+    BID_MISSING = "bid_missing"
+    BID_OUT_OF_RANGE = "bid_out_of_range"
+    BID_REVEAL_INVALID = "bid_reveal_invalid"
+    BID_RULE_INVALID = "bid_rule_invalid"
+    BID_RULE_NEEDS_OPEN_BIDS = "bid_rule_needs_open_bids"
+    BIDDING_STARTED = "bidding_started"
+    BIDS_FIRST = "bids_first"
+    BOMB_NOT_IN_PLAY = "bomb_not_in_play"
+    CLOUD_BID_OUT_OF_RANGE = "cloud_bid_out_of_range"
+    CLOUD_CHANGE_IMPOSSIBLE = "cloud_change_impossible"
+    CLOUD_CHANGE_NOT_ONE = "cloud_change_not_one"
+    CLOUD_NOT_IN_PLAY = "cloud_not_in_play"
+    CLOUD_SEAT_HAS_NO_BID = "cloud_seat_has_no_bid"
+    DEALER_DOES_NOT_BID = "dealer_does_not_bid"
+    DEALER_OUT_OF_RANGE = "dealer_out_of_range"
+    DRAGON_AND_FAIRY_TOGETHER = "dragon_and_fairy_together"
+    FIELD_UNKNOWN = "field_unknown"
+    FORBIDDEN_BID = "forbidden_bid"
+    GAME_NOT_IN_PROGRESS = "game_not_in_progress"
+    HAND_SIZE_OUT_OF_RANGE = "hand_size_out_of_range"
+    JESTER_BID_NOT_ZERO = "jester_bid_not_zero"
+    JUBILEE_INVALID = "jubilee_invalid"
+    NO_BID_TO_TAKE_BACK = "no_bid_to_take_back"
+    NOT_BIDDERS_TURN = "not_bidders_turn"
+    PLAN_CUSTOM_EMPTY = "plan_custom_empty"
+    PLAN_CUSTOM_NOT_APPLICABLE = "plan_custom_not_applicable"
+    PLAN_HAND_SIZE_OUT_OF_RANGE = "plan_hand_size_out_of_range"
+    PLAN_INVALID = "plan_invalid"
+    PLAN_KIND_INVALID = "plan_kind_invalid"
+    PLAN_NOT_EDITABLE = "plan_not_editable"
+    PLAN_ROUNDS_MISSING = "plan_rounds_missing"
+    PLAN_ROUNDS_NOT_APPLICABLE = "plan_rounds_not_applicable"
+    PLAN_ROUNDS_OUT_OF_RANGE = "plan_rounds_out_of_range"
+    PLAYERS_INVALID = "players_invalid"
+    PLAYERS_MISSING = "players_missing"
+    PLAYERS_OUT_OF_RANGE = "players_out_of_range"
+    ROUND_CLOSED = "round_closed"
+    ROUND_NOT_SCORED = "round_not_scored"
+    ROUND_NUMBER_OUT_OF_RANGE = "round_number_out_of_range"
+    ROUND_OUT_OF_SEQUENCE = "round_out_of_sequence"
+    ROUND_SHAPE = "round_shape"
+    RULES_INVALID = "rules_invalid"
+    SEAT_OUT_OF_RANGE = "seat_out_of_range"
+    TABLE_NOTE_REPEATED = "table_note_repeated"
+    TABLE_NOTE_UNKNOWN = "table_note_unknown"
+    TABLE_NOTES_INVALID = "table_notes_invalid"
+    TOTALS_LENGTH = "totals_length"
+    TRICKS_MISSING = "tricks_missing"
+    TRICKS_OUT_OF_RANGE = "tricks_out_of_range"
+    TRICKS_TOTAL = "tricks_total"
+    TRUMP_CAUSE_INVALID = "trump_cause_invalid"
+    TRUMP_CAUSE_MISSING = "trump_cause_missing"
+    TRUMP_CAUSE_NOT_ALLOWED = "trump_cause_not_allowed"
+    TRUMP_FIRST = "trump_first"
+    TRUMP_INVALID = "trump_invalid"
+    TRUMP_NOT_ALLOWED = "trump_not_allowed"
+    TRUMP_SUIT_REQUIRED = "trump_suit_required"
+    VALUE_INVALID = "value_invalid"
+    WEREWOLF_NOT_IN_PLAY = "werewolf_not_in_play"
+
+
+_PROBLEM_CODES: Final = frozenset(code.value for code in ProblemCode)
 
 
 class ProblemValues(Mapping[str, int | str]):
@@ -230,13 +311,17 @@ class Problem:
     ``seat`` the player; ``values`` the numbers involved; ``round_number`` the round.
     """
 
-    code: str
+    code: ProblemCode | str
     field: str | None = None
     seat: int | None = None
     values: Mapping[str, int | str] = dataclasses.field(default_factory=ProblemValues)
     round_number: int | None = None
 
     def __post_init__(self) -> None:
+        # A known code given as text is the enum member; an unknown one (from a newer
+        # version, say) stays text and pages fall back to a generic message.
+        if not isinstance(self.code, ProblemCode) and self.code in _PROBLEM_CODES:
+            object.__setattr__(self, "code", ProblemCode(self.code))
         if not isinstance(self.values, ProblemValues):
             object.__setattr__(self, "values", ProblemValues(self.values))
 
@@ -322,37 +407,47 @@ class RoundPlan:
     def problems(self, players: int) -> tuple[Problem, ...]:
         """Everything wrong with this plan for a table of ``players`` (3–6) players."""
         if not isinstance(self.kind, PlanKind):
-            return (Problem("plan_kind_invalid", "plan", values={"value": _shown(self.kind)}),)
+            return (
+                Problem(
+                    ProblemCode.PLAN_KIND_INVALID, "plan", values={"value": _shown(self.kind)}
+                ),
+            )
         found: list[Problem] = []
         if self.kind is PlanKind.FIRST_N:
             standard = _max_hand(players)
             if not _is_int(self.rounds):
                 found.append(
-                    Problem("plan_rounds_missing", "plan", values={"max": standard, "min": 1})
+                    Problem(
+                        ProblemCode.PLAN_ROUNDS_MISSING, "plan", values={"max": standard, "min": 1}
+                    )
                 )
             elif not 1 <= self.rounds <= standard:
                 found.append(
                     Problem(
-                        "plan_rounds_out_of_range",
+                        ProblemCode.PLAN_ROUNDS_OUT_OF_RANGE,
                         "plan",
                         values={"value": self.rounds, "min": 1, "max": standard},
                     )
                 )
         elif self.rounds is not None:
-            found.append(Problem("plan_rounds_not_applicable", "plan", values={"kind": self.kind}))
+            found.append(
+                Problem(ProblemCode.PLAN_ROUNDS_NOT_APPLICABLE, "plan", values={"kind": self.kind})
+            )
         if self.kind is PlanKind.CUSTOM:
             found.extend(self._custom_problems(players))
         elif self.custom:
-            found.append(Problem("plan_custom_not_applicable", "plan", values={"kind": self.kind}))
+            found.append(
+                Problem(ProblemCode.PLAN_CUSTOM_NOT_APPLICABLE, "plan", values={"kind": self.kind})
+            )
         return tuple(found)
 
     def _custom_problems(self, players: int) -> list[Problem]:
         if not isinstance(self.custom, tuple) or not self.custom:
-            return [Problem("plan_custom_empty", "plan")]
+            return [Problem(ProblemCode.PLAN_CUSTOM_EMPTY, "plan")]
         top = _max_hand(players)
         return [
             Problem(
-                "plan_hand_size_out_of_range",
+                ProblemCode.PLAN_HAND_SIZE_OUT_OF_RANGE,
                 "plan",
                 values={"round": number, "value": _shown(size), "min": 1, "max": top},
             )
@@ -391,11 +486,13 @@ class RoundPlan:
 
 def _players_problems(players: object) -> tuple[Problem, ...]:
     if not _is_int(players):
-        return (Problem("players_invalid", "players", values={"value": _shown(players)}),)
+        return (
+            Problem(ProblemCode.PLAYERS_INVALID, "players", values={"value": _shown(players)}),
+        )
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         return (
             Problem(
-                "players_out_of_range",
+                ProblemCode.PLAYERS_OUT_OF_RANGE,
                 "players",
                 values={"value": players, "min": MIN_PLAYERS, "max": MAX_PLAYERS},
             ),
@@ -471,29 +568,35 @@ class GameRules:
     def _problems(self) -> list[Problem]:
         found = list(_players_problems(self.players))
         if not isinstance(self.plan, RoundPlan):
-            found.append(Problem("plan_invalid", "plan"))
+            found.append(Problem(ProblemCode.PLAN_INVALID, "plan"))
         elif not found:
             found.extend(self.plan.problems(self.players))
         if not isinstance(self.bid_rule, BidRule):
             found.append(
-                Problem("bid_rule_invalid", "bid_rule", values={"value": _shown(self.bid_rule)})
+                Problem(
+                    ProblemCode.BID_RULE_INVALID,
+                    "bid_rule",
+                    values={"value": _shown(self.bid_rule)},
+                )
             )
         if not isinstance(self.bid_reveal, BidReveal):
             found.append(
                 Problem(
-                    "bid_reveal_invalid", "bid_reveal", values={"value": _shown(self.bid_reveal)}
+                    ProblemCode.BID_REVEAL_INVALID,
+                    "bid_reveal",
+                    values={"value": _shown(self.bid_reveal)},
                 )
             )
         elif self.bid_reveal is not BidReveal.OPEN and self.bid_rule in _ORDERED_RULES:
             found.append(
                 Problem(
-                    "bid_rule_needs_open_bids",
+                    ProblemCode.BID_RULE_NEEDS_OPEN_BIDS,
                     "bid_rule",
                     values={"bid_rule": _shown(self.bid_rule), "bid_reveal": self.bid_reveal},
                 )
             )
         found.extend(
-            Problem("value_invalid", name, values={"value": _shown(getattr(self, name))})
+            Problem(ProblemCode.VALUE_INVALID, name, values={"value": _shown(getattr(self, name))})
             for name in _BOOL_FIELDS
             if not isinstance(getattr(self, name), bool)
         )
@@ -504,24 +607,28 @@ class GameRules:
     def _jubilee_problems(self) -> list[Problem]:
         cards = self.jubilee
         if not isinstance(cards, JubileeCards):
-            return [Problem("jubilee_invalid", "jubilee")]
+            return [Problem(ProblemCode.JUBILEE_INVALID, "jubilee")]
         found = [
-            Problem("value_invalid", f"jubilee.{f.name}", values={"value": _shown(value)})
+            Problem(
+                ProblemCode.VALUE_INVALID, f"jubilee.{f.name}", values={"value": _shown(value)}
+            )
             for f in dataclasses.fields(cards)
             if not isinstance(value := getattr(cards, f.name), bool)
         ]
         if cards.dragon != cards.fairy:
             missing = "fairy" if cards.dragon else "dragon"
             found.append(
-                Problem("dragon_and_fairy_together", "jubilee", values={"missing": missing})
+                Problem(
+                    ProblemCode.DRAGON_AND_FAIRY_TOGETHER, "jubilee", values={"missing": missing}
+                )
             )
         return found
 
     def _notes_problems(self) -> list[Problem]:
         if not isinstance(self.table_notes, tuple):
-            return [Problem("table_notes_invalid", "table_notes")]
+            return [Problem(ProblemCode.TABLE_NOTES_INVALID, "table_notes")]
         found = [
-            Problem("table_note_unknown", "table_notes", values={"value": _shown(note)})
+            Problem(ProblemCode.TABLE_NOTE_UNKNOWN, "table_notes", values={"value": _shown(note)})
             for note in self.table_notes
             if note not in TABLE_ONLY_RULES
         ]
@@ -529,7 +636,7 @@ class GameRules:
             {note for note in self.table_notes if self.table_notes.count(note) > 1}
         )
         found.extend(
-            Problem("table_note_repeated", "table_notes", values={"value": _shown(note)})
+            Problem(ProblemCode.TABLE_NOTE_REPEATED, "table_notes", values={"value": _shown(note)})
             for note in duplicates
         )
         return found
@@ -543,6 +650,11 @@ class GameRules:
     def round_count(self) -> int:
         """How many rounds the game has."""
         return len(self.hand_sizes)
+
+    @property
+    def plan_editable(self) -> bool:
+        """Whether the hand sizes of later rounds may change mid-game: only a custom plan."""
+        return self.plan.kind is PlanKind.CUSTOM
 
     @property
     def deck_size(self) -> int:
@@ -575,13 +687,15 @@ class GameRules:
         Missing keys take their defaults (``players`` is required); unknown keys are refused.
         """
         if not isinstance(data, Mapping):
-            raise RulesError([Problem("rules_invalid", "rules")])
+            raise RulesError([Problem(ProblemCode.RULES_INVALID, "rules")])
         found: list[Problem] = []
         kwargs: dict[str, Any] = {}
         names = {f.name for f in dataclasses.fields(cls)}
-        found.extend(Problem("field_unknown", str(key)[:60]) for key in data if key not in names)
+        found.extend(
+            Problem(ProblemCode.FIELD_UNKNOWN, str(key)[:60]) for key in data if key not in names
+        )
         if "players" not in data:
-            found.append(Problem("players_missing", "players"))
+            found.append(Problem(ProblemCode.PLAYERS_MISSING, "players"))
         for key in names & set(data):
             value = data[key]
             if key == "plan":
@@ -601,13 +715,13 @@ class GameRules:
 
 def _plan_from_data(value: object, found: list[Problem]) -> object:
     if not isinstance(value, Mapping):
-        found.append(Problem("plan_invalid", "plan"))
+        found.append(Problem(ProblemCode.PLAN_INVALID, "plan"))
         return value
     unknown = [key for key in value if key not in ("kind", "rounds", "custom")]
-    found.extend(Problem("field_unknown", f"plan.{str(key)[:60]}") for key in unknown)
+    found.extend(Problem(ProblemCode.FIELD_UNKNOWN, f"plan.{str(key)[:60]}") for key in unknown)
     custom = value.get("custom", ())
     if not isinstance(custom, list | tuple):
-        found.append(Problem("plan_invalid", "plan.custom"))
+        found.append(Problem(ProblemCode.PLAN_INVALID, "plan.custom"))
         custom = ()
     return RoundPlan(
         kind=value.get("kind", PlanKind.STANDARD),
@@ -618,18 +732,20 @@ def _plan_from_data(value: object, found: list[Problem]) -> object:
 
 def _jubilee_from_data(value: object, found: list[Problem]) -> object:
     if not isinstance(value, Mapping):
-        found.append(Problem("jubilee_invalid", "jubilee"))
+        found.append(Problem(ProblemCode.JUBILEE_INVALID, "jubilee"))
         return value
     names = {f.name for f in dataclasses.fields(JubileeCards)}
     found.extend(
-        Problem("field_unknown", f"jubilee.{str(key)[:60]}") for key in value if key not in names
+        Problem(ProblemCode.FIELD_UNKNOWN, f"jubilee.{str(key)[:60]}")
+        for key in value
+        if key not in names
     )
     return JubileeCards(**{key: value[key] for key in names & set(value)})
 
 
 def _notes_from_data(value: object, found: list[Problem]) -> object:
     if not isinstance(value, list | tuple):
-        found.append(Problem("table_notes_invalid", "table_notes"))
+        found.append(Problem(ProblemCode.TABLE_NOTES_INVALID, "table_notes"))
         return value
     return tuple(value)
 
@@ -640,9 +756,11 @@ def validate_rules(**kwargs: Any) -> tuple[Problem, ...]:
     Returns an empty tuple when the rules are valid; never raises.
     """
     names = {f.name for f in dataclasses.fields(GameRules)}
-    found = [Problem("field_unknown", str(key)[:60]) for key in kwargs if key not in names]
+    found = [
+        Problem(ProblemCode.FIELD_UNKNOWN, str(key)[:60]) for key in kwargs if key not in names
+    ]
     if "players" not in kwargs:
-        found.append(Problem("players_missing", "players"))
+        found.append(Problem(ProblemCode.PLAYERS_MISSING, "players"))
     if found:
         return tuple(found)
     try:
@@ -663,7 +781,7 @@ def _round_problem(rules: GameRules, round_number: object) -> tuple[Problem, ...
         return ()
     return (
         Problem(
-            "round_number_out_of_range",
+            ProblemCode.ROUND_NUMBER_OUT_OF_RANGE,
             "round_number",
             values={"value": _shown(round_number), "min": 1, "max": count},
         ),
@@ -696,13 +814,17 @@ def dealer_seat(first_dealer: int, round_number: int, players: int) -> int:
     return (first_dealer + round_number - 1) % players
 
 
+def play_order(dealer: int, players: int) -> tuple[int, ...]:
+    """Every seat in the order of play: the player left of the dealer first, the dealer last."""
+    return tuple((dealer + step) % players for step in range(1, players + 1))
+
+
 def bid_order(rules: GameRules, dealer: int) -> tuple[int, ...]:
     """The seats that bid, in order: left of the dealer first, the dealer last.
 
     With Saboteur the dealer does not bid, so the player right of the dealer bids last.
     """
-    players = rules.players
-    order = tuple((dealer + step) % players for step in range(1, players + 1))
+    order = play_order(dealer, rules.players)
     return order[:-1] if rules.saboteur else order
 
 
@@ -735,6 +857,17 @@ class TrumpChoice:
 
     causes: tuple[TrumpCause, ...]
     automatic: tuple[TrumpCause, Suit | None] | None = None
+
+    @property
+    def options(self) -> tuple[tuple[TrumpCause, tuple[Suit | None, ...]], ...]:
+        """Each cause with the trumps it permits, in display order (``None`` = no trump).
+
+        When the trump is automatic that is the one option, with its one trump.
+        """
+        if self.automatic is not None:
+            cause, trump = self.automatic
+            return ((cause, (trump,)),)
+        return tuple((cause, trump_suits_allowed(cause)) for cause in self.causes)
 
 
 def _maximus_trump(round_number: int) -> Suit | None:
@@ -775,7 +908,7 @@ def trump_suits_allowed(cause: TrumpCause | str) -> tuple[Suit | None, ...]:
     parsed = _parse_cause(cause)
     if parsed is None or isinstance(parsed, _Bad):
         raise RulesError(
-            [Problem("trump_cause_invalid", "trump", values={"value": _shown(cause)})]
+            [Problem(ProblemCode.TRUMP_CAUSE_INVALID, "trump", values={"value": _shown(cause)})]
         )
     cause = parsed
     if cause in _CHOOSE_SUIT:
@@ -836,9 +969,11 @@ def validate_trump(
     parsed_cause = _parse_cause(cause)
     parsed_trump = _parse_trump(trump)
     if isinstance(parsed_trump, _Bad):
-        found.append(Problem("trump_invalid", "trump", values={"value": _shown(trump)}))
+        found.append(Problem(ProblemCode.TRUMP_INVALID, "trump", values={"value": _shown(trump)}))
     if isinstance(parsed_cause, _Bad):
-        found.append(Problem("trump_cause_invalid", "trump", values={"value": _shown(cause)}))
+        found.append(
+            Problem(ProblemCode.TRUMP_CAUSE_INVALID, "trump", values={"value": _shown(cause)})
+        )
     elif choice.automatic is not None:
         auto_cause, auto_trump = choice.automatic
         if parsed_cause not in (None, auto_cause):
@@ -846,21 +981,25 @@ def validate_trump(
         elif not isinstance(parsed_trump, _Bad) and parsed_trump not in (None, auto_trump):
             found.append(_trump_not_allowed(auto_cause, parsed_trump))
     elif parsed_cause is None:
-        found.append(Problem("trump_cause_missing", "trump"))
+        found.append(Problem(ProblemCode.TRUMP_CAUSE_MISSING, "trump"))
     elif parsed_cause not in choice.causes:
         found.append(_cause_not_allowed(parsed_cause, None))
     elif not isinstance(parsed_trump, _Bad):
         if parsed_trump is None and parsed_cause in _CHOOSE_SUIT:
-            found.append(Problem("trump_suit_required", "trump", values={"cause": parsed_cause}))
+            found.append(
+                Problem(ProblemCode.TRUMP_SUIT_REQUIRED, "trump", values={"cause": parsed_cause})
+            )
         elif parsed_trump not in trump_suits_allowed(parsed_cause):
             found.append(_trump_not_allowed(parsed_cause, parsed_trump))
     if werewolf_trump is not WEREWOLF_NOT_PLAYED:
         if not rules.jubilee.werewolf:
-            found.append(Problem("werewolf_not_in_play", "werewolf_trump"))
+            found.append(Problem(ProblemCode.WEREWOLF_NOT_IN_PLAY, "werewolf_trump"))
         elif isinstance(_parse_trump(werewolf_trump), _Bad):
             found.append(
                 Problem(
-                    "trump_invalid", "werewolf_trump", values={"value": _shown(werewolf_trump)}
+                    ProblemCode.TRUMP_INVALID,
+                    "werewolf_trump",
+                    values={"value": _shown(werewolf_trump)},
                 )
             )
     return tuple(found)
@@ -870,11 +1009,13 @@ def _cause_not_allowed(cause: TrumpCause, automatic: TrumpCause | None) -> Probl
     values: dict[str, int | str] = {"cause": cause}
     if automatic is not None:
         values["automatic"] = automatic
-    return Problem("trump_cause_not_allowed", "trump", values=values)
+    return Problem(ProblemCode.TRUMP_CAUSE_NOT_ALLOWED, "trump", values=values)
 
 
 def _trump_not_allowed(cause: TrumpCause, trump: Suit | None) -> Problem:
-    return Problem("trump_not_allowed", "trump", values={"cause": cause, "trump": _shown(trump)})
+    return Problem(
+        ProblemCode.TRUMP_NOT_ALLOWED, "trump", values={"cause": cause, "trump": _shown(trump)}
+    )
 
 
 def resolve_trump(
@@ -900,9 +1041,44 @@ def resolve_trump(
     return _parse_trump(trump)
 
 
+def trump_in_force(
+    trump: Suit | str | None, werewolf_played: bool, werewolf_trump: Suit | str | None
+) -> Suit | None:
+    """The trump that counts for a recorded round: the Werewolf's replacement, once played,
+    wins over the turned-up trump (``None`` = no trump; unreadable text counts as none)."""
+    chosen = _parse_trump(werewolf_trump if werewolf_played else trump)
+    return None if isinstance(chosen, _Bad) else chosen
+
+
 # --------------------------------------------------------------------------------------------
 # Bids
 # --------------------------------------------------------------------------------------------
+
+
+def next_bidder(rules: GameRules, dealer: int, bids: Mapping[int, int | None]) -> int | None:
+    """The seat whose bid is due in an open-bid round, or ``None`` when everyone has bid."""
+    return next((seat for seat in bid_order(rules, dealer) if bids.get(seat) is None), None)
+
+
+def last_bidder_so_far(
+    rules: GameRules, dealer: int, bids: Mapping[int, int | None]
+) -> int | None:
+    """The seat whose bid was made last, which may be taken back (a mis-tap), or ``None``.
+
+    With Jester bid the bids are not made by anyone, so none can be taken back.
+    """
+    if rules.jester_bid:
+        return None
+    given = [seat for seat in bid_order(rules, dealer) if bids.get(seat) is not None]
+    return given[-1] if given else None
+
+
+def dealer_can_change(rules: GameRules, scored: bool, bids: Mapping[int, int | None]) -> bool:
+    """Whether the dealer of a round may still change: before bidding starts (with Jester
+    bid, where nobody bids, until the round is scored)."""
+    if scored:
+        return False
+    return rules.jester_bid or all(bid is None for bid in bids.values())
 
 
 @dataclass(frozen=True)
@@ -929,7 +1105,7 @@ def _totals(rules: GameRules, totals_before: Sequence[int]) -> tuple[int, ...]:
         raise RulesError(
             [
                 Problem(
-                    "totals_length",
+                    ProblemCode.TOTALS_LENGTH,
                     "totals_before",
                     values={"value": len(totals), "players": rules.players},
                 )
@@ -980,7 +1156,9 @@ def forbidden_bid(
 def _seat_problems(players: int, entries: Mapping[int, object], field_name: str) -> list[Problem]:
     return [
         Problem(
-            "seat_out_of_range", field_name, values={"value": _shown(seat), "max": players - 1}
+            ProblemCode.SEAT_OUT_OF_RANGE,
+            field_name,
+            values={"value": _shown(seat), "max": players - 1},
         )
         for seat in entries
         if not (_is_int(seat) and 0 <= seat < players)
@@ -992,7 +1170,7 @@ def _dealer_problems(rules: GameRules, dealer: object) -> list[Problem]:
         return []
     return [
         Problem(
-            "dealer_out_of_range",
+            ProblemCode.DEALER_OUT_OF_RANGE,
             "dealer",
             values={"value": _shown(dealer), "max": rules.players - 1},
         )
@@ -1019,27 +1197,29 @@ def validate_bids(
     for seat in bid_order(rules, dealer):
         bid = bids.get(seat)
         if bid is None:
-            found.append(Problem("bid_missing", "bid", seat, {"hand_size": hand_size}))
+            found.append(Problem(ProblemCode.BID_MISSING, "bid", seat, {"hand_size": hand_size}))
         elif not _is_int(bid) or not 0 <= bid <= hand_size:
             found.append(
                 Problem(
-                    "bid_out_of_range",
+                    ProblemCode.BID_OUT_OF_RANGE,
                     "bid",
                     seat,
                     {"value": _shown(bid), "min": 0, "max": hand_size, "hand_size": hand_size},
                 )
             )
         elif rules.jester_bid and bid != 0:
-            found.append(Problem("jester_bid_not_zero", "bid", seat, {"value": bid}))
+            found.append(Problem(ProblemCode.JESTER_BID_NOT_ZERO, "bid", seat, {"value": bid}))
     if rules.saboteur and bids.get(dealer) is not None:
         found.append(
-            Problem("dealer_does_not_bid", "bid", dealer, {"value": _shown(bids.get(dealer))})
+            Problem(
+                ProblemCode.DEALER_DOES_NOT_BID, "bid", dealer, {"value": _shown(bids.get(dealer))}
+            )
         )
     forbidden = forbidden_bid(rules, round_number, hand_size, dealer, bids, totals_before)
     if forbidden is not None and bids.get(forbidden.seat) == forbidden.value:
         found.append(
             Problem(
-                "forbidden_bid",
+                ProblemCode.FORBIDDEN_BID,
                 "bid",
                 forbidden.seat,
                 {
@@ -1068,18 +1248,22 @@ def validate_cloud(
     """
     old = bids.get(seat)
     if not _is_int(old):
-        return (Problem("cloud_seat_has_no_bid", "cloud", seat),)
+        return (Problem(ProblemCode.CLOUD_SEAT_HAS_NO_BID, "cloud", seat),)
     if not _is_int(new_bid) or not 0 <= new_bid <= hand_size:
         return (
             Problem(
-                "cloud_bid_out_of_range",
+                ProblemCode.CLOUD_BID_OUT_OF_RANGE,
                 "cloud",
                 seat,
                 {"value": _shown(new_bid), "min": 0, "max": hand_size, "hand_size": hand_size},
             ),
         )
     if abs(new_bid - old) != 1:
-        return (Problem("cloud_change_not_one", "cloud", seat, {"bid": old, "value": new_bid}),)
+        return (
+            Problem(
+                ProblemCode.CLOUD_CHANGE_NOT_ONE, "cloud", seat, {"bid": old, "value": new_bid}
+            ),
+        )
     return ()
 
 
@@ -1102,18 +1286,20 @@ def validate_tricks(
     """
     found = _seat_problems(rules.players, tricks, "tricks")
     if bomb_played and not rules.jubilee.bomb:
-        found.append(Problem("bomb_not_in_play", "bomb"))
+        found.append(Problem(ProblemCode.BOMB_NOT_IN_PLAY, "bomb"))
     complete = True
     for seat in range(rules.players):
         value = tricks.get(seat)
         if value is None:
             complete = False
-            found.append(Problem("tricks_missing", "tricks", seat, {"hand_size": hand_size}))
+            found.append(
+                Problem(ProblemCode.TRICKS_MISSING, "tricks", seat, {"hand_size": hand_size})
+            )
         elif not _is_int(value) or not 0 <= value <= hand_size:
             complete = False
             found.append(
                 Problem(
-                    "tricks_out_of_range",
+                    ProblemCode.TRICKS_OUT_OF_RANGE,
                     "tricks",
                     seat,
                     {"value": _shown(value), "min": 0, "max": hand_size, "hand_size": hand_size},
@@ -1125,7 +1311,7 @@ def validate_tricks(
         if total != required:
             found.append(
                 Problem(
-                    "tricks_total",
+                    ProblemCode.TRICKS_TOTAL,
                     "tricks",
                     values={"total": total, "required": required, "hand_size": hand_size},
                 )
@@ -1164,7 +1350,7 @@ def round_points(
     if bomb_cancels:
         return 10 * tricks
     if bid is None:
-        raise RulesError([Problem("bid_missing", "bid")])
+        raise RulesError([Problem(ProblemCode.BID_MISSING, "bid")])
     if bid == tricks:
         return 20 + 10 * tricks
     return -10 * abs(bid - tricks)
@@ -1241,13 +1427,25 @@ class ScoreSheet:
     finished: bool
     winners: tuple[int, ...]
 
+    @property
+    def standings(self) -> tuple[int, ...]:
+        """Seats from first place down; tied players keep seat order."""
+        return standings(self.ranks)
+
+    def highlighted(self, in_progress: bool) -> tuple[int, ...]:
+        """The seats shown as winning: the winners of a finished game, the leaders of a game
+        still being played once a round is scored, nobody in a game stopped early."""
+        if self.finished:
+            return self.winners
+        return self.leaders if in_progress and self.rows else ()
+
     def totals_before(self, round_number: int) -> tuple[int, ...]:
         """The running totals by seat before round ``round_number`` (up to the next round)."""
         if not (_is_int(round_number) and 1 <= round_number <= len(self.rows) + 1):
             raise RulesError(
                 [
                     Problem(
-                        "round_number_out_of_range",
+                        ProblemCode.ROUND_NUMBER_OUT_OF_RANGE,
                         "round_number",
                         values={
                             "value": _shown(round_number),
@@ -1267,6 +1465,11 @@ def rank(totals: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 + sum(other > total for other in totals) for total in totals)
 
 
+def standings(ranks: Sequence[int]) -> tuple[int, ...]:
+    """Seats from first place down, given their ranks; tied players keep seat order."""
+    return tuple(sorted(range(len(ranks)), key=lambda seat: (ranks[seat], seat)))
+
+
 def _best(seats: Iterable[int], key: Sequence[int]) -> tuple[int, ...]:
     seats = tuple(seats)
     top = max(key[seat] for seat in seats)
@@ -1275,7 +1478,7 @@ def _best(seats: Iterable[int], key: Sequence[int]) -> tuple[int, ...]:
 
 def _round_shape_problem(record: RoundRecord, players: int) -> Problem:
     values = {"bids": len(record.bids), "tricks": len(record.tricks), "players": players}
-    return Problem("round_shape", "round", values=values)
+    return Problem(ProblemCode.ROUND_SHAPE, "round", values=values)
 
 
 def _record_problems(rules: GameRules, record: RoundRecord, expected: int) -> list[Problem]:
@@ -1285,7 +1488,7 @@ def _record_problems(rules: GameRules, record: RoundRecord, expected: int) -> li
     if number != expected:
         found.append(
             Problem(
-                "round_out_of_sequence",
+                ProblemCode.ROUND_OUT_OF_SEQUENCE,
                 "round_number",
                 values={"value": _shown(number), "expected": expected},
             )
@@ -1297,7 +1500,7 @@ def _record_problems(rules: GameRules, record: RoundRecord, expected: int) -> li
     if not found:
         saboteur_dealer = record.dealer if rules.saboteur else None
         found.extend(
-            Problem("bid_missing", "bid", seat)
+            Problem(ProblemCode.BID_MISSING, "bid", seat)
             for seat, bid in enumerate(record.bids)
             if bid is None and seat != saboteur_dealer
         )
@@ -1379,7 +1582,7 @@ def validate_round(
         if not (_is_int(record.hand_size) and 1 <= record.hand_size <= top):
             found.append(
                 Problem(
-                    "hand_size_out_of_range",
+                    ProblemCode.HAND_SIZE_OUT_OF_RANGE,
                     "hand_size",
                     values={"value": _shown(record.hand_size), "min": 1, "max": top},
                 )
@@ -1392,7 +1595,7 @@ def validate_round(
         )
         if record.cloud is not None:
             if not rules.jubilee.cloud:
-                found.append(Problem("cloud_not_in_play", "cloud"))
+                found.append(Problem(ProblemCode.CLOUD_NOT_IN_PLAY, "cloud"))
             else:
                 found.extend(
                     validate_cloud(record.hand_size, bids, record.cloud.seat, record.cloud.new_bid)

@@ -5,6 +5,7 @@ import pickle
 
 import pytest
 
+from scorekeeper import rules as rules_module
 from scorekeeper.rules import (
     BASE_DECK,
     SUIT_ORDER,
@@ -17,6 +18,7 @@ from scorekeeper.rules import (
     JubileeCards,
     PlanKind,
     Problem,
+    ProblemCode,
     ProblemValues,
     RoundPlan,
     RoundRecord,
@@ -1287,3 +1289,80 @@ def test_correction_that_puts_the_last_bidder_alone_in_the_lead_flags_later_cana
 def test_secret_bids_stay_hidden_only_until_the_round_is_scored(reveal, scored, secret):
     game_rules = GameRules(players=3, bid_rule=BidRule.FREE, bid_reveal=reveal)
     assert bids_are_secret(game_rules, scored) is secret
+
+
+# --- what the table shows: order of play, next bidder, take-back, dealer change, trump ------
+
+
+def test_play_order_starts_left_of_the_dealer_and_ends_with_the_dealer():
+    assert rules_module.play_order(2, 4) == (3, 0, 1, 2)
+    assert rules_module.play_order(0, 3) == (1, 2, 0)
+
+
+def test_next_bidder_follows_the_bid_order_and_is_none_once_all_have_bid():
+    four = GameRules(players=4)
+    assert rules_module.next_bidder(four, 1, {}) == 2
+    assert rules_module.next_bidder(four, 1, {2: 0, 3: 1}) == 0
+    assert rules_module.next_bidder(four, 1, {0: 1, 1: 0, 2: 0, 3: 1}) is None
+
+
+def test_the_last_bid_made_is_the_one_that_can_be_taken_back():
+    four = GameRules(players=4)
+    assert rules_module.last_bidder_so_far(four, 1, {}) is None
+    assert rules_module.last_bidder_so_far(four, 1, {0: None, 2: 0, 3: 2}) == 3
+    jester = GameRules(players=4, jester_bid=True)
+    assert rules_module.last_bidder_so_far(jester, 1, {0: 0, 1: 0, 2: 0, 3: 0}) is None
+
+
+def test_the_dealer_can_change_until_bidding_starts_or_with_jester_bid_until_scored():
+    four = GameRules(players=4)
+    assert rules_module.dealer_can_change(four, False, {0: None, 1: None})
+    assert not rules_module.dealer_can_change(four, False, {0: 1, 1: None})
+    assert not rules_module.dealer_can_change(four, True, {0: None})
+    jester = GameRules(players=4, jester_bid=True)
+    assert rules_module.dealer_can_change(jester, False, {0: 0, 1: 0})
+
+
+def test_the_werewolf_replacement_is_the_trump_in_force_once_played():
+    assert rules_module.trump_in_force("hearts", False, None) is Suit.HEARTS
+    assert rules_module.trump_in_force("hearts", True, None) is None
+    assert rules_module.trump_in_force(None, True, "spades") is Suit.SPADES
+    assert rules_module.trump_in_force("rubbish", False, None) is None
+    assert (*SUIT_ORDER, None) == rules_module.WEREWOLF_TRUMPS
+
+
+def test_trump_options_pair_each_cause_with_the_trumps_it_permits():
+    four = GameRules(players=4, jubilee=JubileeCards(fairy=True, dragon=True))
+    options = dict(rules_module.trump_choice(four, 1, 1).options)
+    assert options[TrumpCause.SUIT] == SUIT_ORDER
+    assert options[TrumpCause.WIZARD] == SUIT_ORDER
+    assert options[TrumpCause.DRAGON] == SUIT_ORDER
+    assert options[TrumpCause.JESTER] == (None,)
+    assert options[TrumpCause.FAIRY] == (None,)
+    full = GameRules(players=4)
+    assert rules_module.trump_choice(full, 15, 15).options == ((TrumpCause.NONE_LEFT, (None,)),)
+
+
+def test_standings_and_highlighted_seats_come_from_the_sheet():
+    three = GameRules(players=3, plan=RoundPlan(PlanKind.CUSTOM, custom=(1, 1)))
+    empty = score_sheet(three, [])
+    assert empty.standings == (0, 1, 2)
+    assert empty.highlighted(in_progress=True) == ()
+    one = [RoundRecord(1, 1, 0, (0, 1, 0), (1, 0, 0))]
+    playing = score_sheet(three, one)
+    assert playing.standings == (2, 0, 1)
+    assert playing.highlighted(in_progress=True) == (2,)
+    assert playing.highlighted(in_progress=False) == ()
+    two = [*one, RoundRecord(2, 1, 1, (0, 0, 1), (0, 0, 1))]
+    done = score_sheet(three, two)
+    assert done.highlighted(in_progress=False) == done.winners == (2,)
+
+
+def test_known_problem_codes_given_as_text_become_the_enum_and_unknown_ones_stay_text():
+    assert Problem("bid_missing").code is ProblemCode.BID_MISSING
+    assert Problem("from_a_newer_version").code == "from_a_newer_version"
+
+
+def test_only_a_custom_plan_can_change_its_later_rounds_mid_game():
+    assert GameRules(players=3, plan=RoundPlan(PlanKind.CUSTOM, custom=(1, 2))).plan_editable
+    assert not GameRules(players=3).plan_editable
