@@ -34,17 +34,30 @@ def tricks(client, game_id, number, values: dict[int, int], **extra):
     return post(client, game_id, f"rounds/{number}/tricks", data | extra, headers=headers)
 
 
-def play_round(
-    client, game_id, number, dealer, bids: list[int], took: list[int], cause="suit:hearts"
-):
-    """Trump, then the bids in bid order (``bids`` by seat), then the tricks."""
+def trump_and_bids(client, game_id, number, dealer, bids: list[int], cause="suit:hearts"):
+    """Trump, then the bids in bid order (``bids`` by seat), each one accepted."""
     players = len(bids)
     trump(client, game_id, number, cause)
     for step in range(players):
         seat = (dealer + 1 + step) % players
         response = bid(client, game_id, number, seat, bids[seat])
         assert response.status_code == 303, response.get_data(as_text=True)
-    return tricks(client, game_id, number, dict(enumerate(took)))
+
+
+def play_round(
+    client,
+    game_id,
+    number,
+    dealer,
+    bids: list[int],
+    took: list[int],
+    cause="suit:hearts",
+    **extra,
+):
+    """Trump, then the bids in bid order (``bids`` by seat), then the tricks (and ``extra``
+    fields of the tricks form, e.g. the Cloud's or the Bomb's)."""
+    trump_and_bids(client, game_id, number, dealer, bids, cause)
+    return tricks(client, game_id, number, dict(enumerate(took)), **extra)
 
 
 def text(response) -> str:

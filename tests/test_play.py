@@ -19,6 +19,7 @@ from tests.play_helpers import (
     text,
     tricks,
     trump,
+    trump_and_bids,
     version,
 )
 
@@ -152,9 +153,7 @@ def test_missing_version_is_refused(ctx, client):
 
 def test_tricks_that_do_not_add_up_are_refused_with_the_numbers_and_kept(ctx, client):
     game_id = new_game()
-    trump(client, game_id, 1)
-    for seat, value in ((1, 0), (2, 0), (0, 0)):
-        bid(client, game_id, 1, seat, value)
+    trump_and_bids(client, game_id, 1, 0, [0, 0, 0])
     before = version(game_id)
     response = tricks(client, game_id, 1, {0: 1, 1: 1, 2: 0}, headers=HX)
     assert response.status_code == 422
@@ -167,17 +166,13 @@ def test_tricks_that_do_not_add_up_are_refused_with_the_numbers_and_kept(ctx, cl
 
 def test_everyone_made_their_bid_is_not_offered_when_the_bids_do_not_add_up(ctx, client):
     game_id = new_game()
-    trump(client, game_id, 1)
-    for seat, value in ((1, 1), (2, 0), (0, 1)):
-        bid(client, game_id, 1, seat, value)
+    trump_and_bids(client, game_id, 1, 0, [1, 1, 0])
     assert "Everyone made their bid" not in text(client.get(f"/games/{game_id}"))
 
 
 def test_everyone_made_their_bid_when_the_bids_add_up(ctx, client):
     game_id = new_game(bid_rule="free")
-    trump(client, game_id, 1)
-    for seat, value in ((1, 1), (2, 0), (0, 0)):
-        bid(client, game_id, 1, seat, value)
+    trump_and_bids(client, game_id, 1, 0, [0, 1, 0])
     assert "Everyone made their bid" in text(client.get(f"/games/{game_id}"))
     response = tricks(client, game_id, 1, {}, all_made="1")
     assert response.status_code == 303
@@ -200,9 +195,7 @@ def test_a_write_based_on_an_old_version_gets_changed_on_another_phone(ctx, clie
 
 def test_a_double_tap_or_retry_records_once(ctx, client):
     game_id = new_game()
-    trump(client, game_id, 1)
-    for seat, value in ((1, 0), (2, 0), (0, 0)):
-        bid(client, game_id, 1, seat, value)
+    trump_and_bids(client, game_id, 1, 0, [0, 0, 0])
     data = {
         "version": version(game_id),
         "request_key": "tap-1",
@@ -289,10 +282,9 @@ def test_bomb_round_adds_up_to_one_less(ctx, client):
 
 def test_cloud_changes_a_bid_and_the_score_uses_it(ctx, client):
     game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
-    trump(client, game_id, 1)
-    for seat, value in ((1, 0), (2, 0), (0, 0)):
-        bid(client, game_id, 1, seat, value)
-    response = tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="0", cloud_change="1")
+    response = play_round(
+        client, game_id, 1, 0, [0, 0, 0], [1, 0, 0], cloud_seat="0", cloud_change="1"
+    )
     assert response.status_code == 303
     sheet = text(client.get(f"/games/{game_id}/sheet"))
     assert 'class="total">30<' in sheet, "Ann's bid became 1 and she took 1"
@@ -555,10 +547,7 @@ def test_after_undoing_a_saved_round_its_tricks_are_offered_again(ctx, client):
 
 def test_the_countdown_on_a_refused_page_counts_what_was_entered(ctx, client):
     game_id = new_game(bid_rule="free")
-    trump(client, game_id, 1)
-    for seat, value in ((1, 0), (2, 0), (0, 0)):
-        bid(client, game_id, 1, seat, value)
-    response = tricks(client, game_id, 1, {0: 1, 1: 1, 2: 0})
+    response = play_round(client, game_id, 1, 0, [0, 0, 0], [1, 1, 0])
     page = text(response)
     assert "Too many tricks given out:" in page
     assert "data-remaining>1</span>" in page
@@ -625,11 +614,8 @@ def test_the_dealer_can_change_when_the_trump_is_automatic(ctx, client):
 
 def test_an_unchanged_correction_changes_nothing_even_with_a_cloud(ctx, client):
     game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
-    trump(client, game_id, 1)
-    for seat, value in ((1, 0), (2, 1), (0, 0)):
-        bid(client, game_id, 1, seat, value)
     # Cara bid 1, the Cloud took her to 0, and she took no trick: made.
-    tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="2", cloud_change="-1")
+    play_round(client, game_id, 1, 0, [0, 0, 1], [1, 0, 0], cloud_seat="2", cloud_change="-1")
     before = sheet_totals(client, game_id)
     page = client.get(f"/games/{game_id}/rounds/1/edit").get_data(as_text=True)
     assert '<option value="-1" selected>' in page
@@ -641,10 +627,7 @@ def test_an_unchanged_correction_changes_nothing_even_with_a_cloud(ctx, client):
 
 def test_correcting_the_cloud_winners_bid_applies_the_cloud_to_the_new_bid(ctx, client):
     game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
-    trump(client, game_id, 1)
-    for seat, value in ((1, 0), (2, 0), (0, 0)):
-        bid(client, game_id, 1, seat, value)
-    tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="0", cloud_change="1")
+    play_round(client, game_id, 1, 0, [0, 0, 0], [1, 0, 0], cloud_seat="0", cloud_change="1")
     data = correction([1, 0, 0], [1, 0, 0], cloud_seat=0, cloud_change=-1)
     assert post(client, game_id, "rounds/1/edit", data).status_code == 303
     entry = db.session.scalar(sa.select(Entry).filter_by(seat=0))
@@ -680,20 +663,14 @@ def test_play_again_is_refused_while_the_game_is_still_on(ctx, client):
 
 def test_a_cloud_winner_without_a_direction_is_refused_not_ignored(ctx, client):
     game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
-    trump(client, game_id, 1)
-    for seat, value in ((1, 0), (2, 0), (0, 0)):
-        bid(client, game_id, 1, seat, value)
-    response = tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="0", headers=HX)
+    response = play_round(client, game_id, 1, 0, [0, 0, 0], [1, 0, 0], cloud_seat="0", headers=HX)
     assert response.status_code == 422
     assert "1 more or 1 less" in text(response)
 
 
 def test_the_sheet_marks_a_bomb_round(ctx, client):
     game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(bomb=True))
-    trump(client, game_id, 1)
-    for seat in (1, 2, 0):
-        bid(client, game_id, 1, seat, 0)
-    tricks(client, game_id, 1, {0: 0, 1: 0, 2: 0}, bomb="y")
+    play_round(client, game_id, 1, 0, [0, 0, 0], [0, 0, 0], bomb="y")
     assert 'class="round-bomb"' in text(client.get(f"/games/{game_id}/sheet"))
 
 
