@@ -28,10 +28,11 @@ run: $(VENV)/.installed-run
 	$(BIN)/flask announce --port $(PORT)
 	exec $(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --threads 4 --access-logfile - 'scorekeeper:create_app()'
 
-## test: set up .venv with the test extras, lint, check formatting, run the whole suite
+## test: set up .venv with the test extras, lint, check formatting and layers, run the suite
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(RULES_TESTS) --cov=scorekeeper.rules --cov-branch --cov-report=term-missing --cov-fail-under=100
 	$(BIN)/python -m pytest -n 2 $(addprefix --ignore=,$(RULES_TESTS))
 

@@ -1,16 +1,24 @@
 """Error pages: one place for 400/403/404/405/409/413/422/500, full page or htmx fragment."""
 
-from flask import Flask, render_template
+from flask import Flask, Response, render_template
 from flask_babel import gettext as _
+from flask_htmx import make_response as htmx_response
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from .extensions import db, htmx
 
 
-def render_error(status: int, title: str, message: str) -> tuple[str, int]:
-    template = "errors/_error.html" if htmx else "errors/error.html"
-    return render_template(template, status=status, title=title, message=message), status
+def render_error(status: int, title: str, message: str) -> Response:
+    """The error page; for htmx a fragment swapped into the page's status box (the part the
+    request targeted stays as it was, with what was entered)."""
+    if not htmx:
+        body = render_template("errors/error.html", status=status, title=title, message=message)
+        return Response(body, status)
+    body = render_template("errors/_error.html", status=status, title=title, message=message)
+    response = htmx_response(body, status, retarget="#net-status", reswap="innerHTML")
+    response.vary.add("HX-Request")
+    return response
 
 
 def standard_texts() -> dict[int, tuple[str, str]]:
@@ -28,7 +36,7 @@ def standard_texts() -> dict[int, tuple[str, str]]:
 
 def init_app(app: Flask) -> None:
     @app.errorhandler(CSRFError)
-    def csrf_error(error: CSRFError) -> tuple[str, int]:
+    def csrf_error(error: CSRFError) -> Response:
         return render_error(
             400,
             _("Page expired"),
@@ -36,7 +44,7 @@ def init_app(app: Flask) -> None:
         )
 
     @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> tuple[str, int]:
+    def http_error(error: HTTPException) -> Response:
         status = error.code or 500
         title, message = standard_texts().get(status, (error.name, ""))
         # A description our code passed to abort() is already translated; werkzeug's are not.
@@ -45,7 +53,7 @@ def init_app(app: Flask) -> None:
         return render_error(status, title, message)
 
     @app.errorhandler(InternalServerError)
-    def server_error(error: InternalServerError) -> tuple[str, int]:
+    def server_error(error: InternalServerError) -> Response:
         db.session.rollback()
         return render_error(
             500,

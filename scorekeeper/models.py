@@ -52,6 +52,35 @@ class RoundState(StrEnum):
     SCORED = "scored"
 
 
+class ChangeAction(StrEnum):
+    """What one recorded change of a game did (the game's history, and what undo reverts)."""
+
+    CREATE_GAME = "create_game"
+    SET_TRUMP = "set_trump"
+    CHANGE_DEALER = "change_dealer"
+    BID = "bid"
+    BIDS = "bids"
+    TAKE_BACK_BID = "take_back_bid"
+    WEREWOLF = "werewolf"
+    RECORD_ROUND = "record_round"
+    EDIT_ROUND = "edit_round"
+    EDIT_PLAN = "edit_plan"
+    UNDO = "undo"
+    ABANDON = "abandon"
+
+
+def _enum_column(enum: type[StrEnum], length: int) -> sa.Enum:
+    """A text column that reads back as ``enum`` (the schema's CHECK constraints stay as
+    the migrations made them)."""
+    return sa.Enum(
+        enum,
+        native_enum=False,
+        create_constraint=False,
+        length=length,
+        values_callable=lambda members: [member.value for member in members],
+    )
+
+
 class Player(db.Model):
     __tablename__ = "players"
 
@@ -82,7 +111,9 @@ class Game(db.Model):
     live_token: Mapped[str] = mapped_column(
         sa.String(32), unique=True, default=lambda: uuid.uuid4().hex
     )
-    status: Mapped[str] = mapped_column(sa.String(16), default=GameStatus.IN_PROGRESS, index=True)
+    status: Mapped[GameStatus] = mapped_column(
+        _enum_column(GameStatus, 16), default=GameStatus.IN_PROGRESS, index=True
+    )
     rules: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
     first_dealer: Mapped[int] = mapped_column(sa.SmallInteger)
     # Optimistic concurrency: every write names the version it was based on.
@@ -140,7 +171,9 @@ class Round(db.Model):
     number: Mapped[int] = mapped_column(sa.SmallInteger)
     hand_size: Mapped[int] = mapped_column(sa.SmallInteger)
     dealer: Mapped[int] = mapped_column(sa.SmallInteger)
-    state: Mapped[str] = mapped_column(sa.String(16), default=RoundState.BIDDING)
+    state: Mapped[RoundState] = mapped_column(
+        _enum_column(RoundState, 16), default=RoundState.BIDDING
+    )
     # Trump in force (NULL = no trump), what was turned up, and a Werewolf's replacement.
     trump: Mapped[str | None] = mapped_column(sa.String(16))
     trump_cause: Mapped[str | None] = mapped_column(sa.String(16))
@@ -200,7 +233,7 @@ class Change(db.Model):
     game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id", ondelete="CASCADE"), index=True)
     # The game version this change produced.
     version: Mapped[int]
-    action: Mapped[str] = mapped_column(sa.String(32))
+    action: Mapped[ChangeAction] = mapped_column(_enum_column(ChangeAction, 32))
     round_number: Mapped[int | None] = mapped_column(sa.SmallInteger)
     before: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)
     after: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)

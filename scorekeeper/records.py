@@ -1,4 +1,4 @@
-"""Turn stored games into the inputs of :mod:`scorekeeper.rules`, and load them efficiently.
+"""Turn stored games into the inputs of :mod:`scorekeeper.rules`.
 
 Everything that needs a score sheet (the table, the live view, history, statistics,
 export) goes through here, so the rules module stays the only place scores come from.
@@ -6,19 +6,8 @@ export) goes through here, so the rules module stays the only place scores come 
 
 from collections.abc import Iterable, Sequence
 
-import sqlalchemy as sa
-from sqlalchemy.orm import selectinload
-
 from . import rules
-from .models import Game, Round, RoundState, Seat
-
-
-def game_query() -> sa.Select[tuple[Game]]:
-    """A select of games with their seats, players, rounds and entries loaded in fixed queries."""
-    return sa.select(Game).options(
-        selectinload(Game.seats).selectinload(Seat.player),
-        selectinload(Game.rounds).selectinload(Round.entries),
-    )
+from .models import Game, Round, RoundState
 
 
 def rules_of(game: Game) -> rules.GameRules:
@@ -34,16 +23,19 @@ def record_from(
     entries: Iterable[tuple[int, int | None, int | None, int | None]],
     players: int,
 ) -> rules.RoundRecord:
-    """A scored round for the rules module from stored values.
+    """A round for the rules module from stored (or about to be stored) values: the one
+    builder of :class:`rules.RoundRecord`, used for the sheet, for checking an entry and for
+    statistics.
 
     ``entries`` are (seat, bid, cloud_bid, tricks); a ``cloud_bid`` marks the Cloud's change.
+    A missing number stays ``None`` (the rules report it).
     """
     bids: list[int | None] = [None] * players
-    tricks = [0] * players
+    tricks: list[int | None] = [None] * players
     cloud = None
     for seat, bid, cloud_bid, took in entries:
         bids[seat] = bid
-        tricks[seat] = took or 0
+        tricks[seat] = took
         if cloud_bid is not None:
             cloud = rules.CloudChange(seat=seat, new_bid=cloud_bid)
     return rules.RoundRecord(
@@ -51,7 +43,7 @@ def record_from(
         hand_size=hand_size,
         dealer=dealer,
         bids=tuple(bids),
-        tricks=tuple(tricks),
+        tricks=tuple(tricks),  # type: ignore[arg-type]
         cloud=cloud,
         bomb_played=bomb_played,
     )

@@ -15,7 +15,13 @@
     showProblem(document.body.dataset.notSaved ||
       "Not saved: no connection. Your entries are still here; tap save again to retry.");
   });
-  document.addEventListener("htmx:responseError", function () {
+  document.addEventListener("htmx:responseError", function (event) {
+    var box = statusBox();
+    // The app's own explanation was swapped into the box (errors.py retargets it there).
+    if (box && event.detail.xhr.getResponseHeader("HX-Retarget") === "#net-status") {
+      box.hidden = false;
+      return;
+    }
     showProblem(document.body.dataset.serverError ||
       "Not saved: the server had a problem. Tap save again to retry.");
   });
@@ -25,11 +31,11 @@
   });
 
   // --- Tricks: count down what is left and fill in the last player. ---
-  // The total to reach comes from the server (data-required, from the rules module).
+  // The total to reach comes from the rules module, for both Bomb states
+  // (data-required, data-required-bomb).
   function tricksState(form) {
-    var required = parseInt(form.dataset.required, 10);
     var bomb = form.querySelector("[data-bomb]");
-    if (bomb && bomb.checked) required -= 1;
+    var required = parseInt(bomb && bomb.checked ? form.dataset.requiredBomb : form.dataset.required, 10);
     var groups = {};
     form.querySelectorAll('input[type=radio][name^="tricks_"]').forEach(function (input) {
       (groups[input.name] = groups[input.name] || []).push(input);

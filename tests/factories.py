@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
-from scorekeeper import games, rules
+from scorekeeper import gameplay, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import (
     Change,
@@ -98,10 +98,10 @@ def make_game(
 def new_game(
     names: Sequence[str] = ("Ann", "Bob", "Cara"), first_dealer: int = 0, **options
 ) -> int:
-    """Start a game through :func:`scorekeeper.games.create_game` (round 1 ready, the start
+    """Start a game through :func:`scorekeeper.gameplay.create_game` (round 1 ready, the start
     recorded as version 1); ``options`` are the :class:`~scorekeeper.rules.GameRules`."""
     game_rules = rules.GameRules(players=len(names), **options)
-    return games.create_game(list(names), first_dealer, game_rules).id
+    return gameplay.create_game(list(names), first_dealer, game_rules).id
 
 
 def random_rounds(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from scorekeeper import create_app, games, rules
+from scorekeeper import create_app, gameplay, rules
 from scorekeeper.extensions import db
 from tests.conftest import make_config
 
@@ -45,7 +45,7 @@ def test_htmx_requests_are_sent_to_the_login_page(locked):
 
 
 def test_the_live_view_health_check_and_static_files_need_no_password(locked):
-    game = games.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
+    game = gameplay.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
     client = locked.test_client()
     assert client.get(f"/live/{game.live_token}").status_code == 200
     assert client.get(f"/live/{game.live_token}/board").status_code == 200

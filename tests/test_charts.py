@@ -2,7 +2,8 @@
 
 import pytest
 
-from scorekeeper import charts, rules
+from scorekeeper import rules
+from scorekeeper.reports import charts
 
 RULES = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=4), bid_rule="free")
 

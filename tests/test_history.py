@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from scorekeeper import history_labels, rules
+from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, Game
+from scorekeeper.wording import history as history_labels
 from tests import play_helpers as play
 from tests.factories import make_game, new_game, random_rounds
 
@@ -169,9 +170,9 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, ctx):
                 "after": {"rounds": [round_snapshot(2, bids=[0, 1, 1], tricks=[0, 2, 0])]},
             },
             {
-                "action": "finish",
+                "action": "abandon",
                 "before": {"status": "in_progress"},
-                "after": {"status": "finished"},
+                "after": {"status": "abandoned"},
             },
         ],
     )
@@ -193,7 +194,7 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, ctx):
     assert "<dt>Bid rule</dt><dd>Free</dd>" in page
     assert "<dt>Cards per round</dt><dd>1, 2, 3</dd>" in page
     assert history_texts(page) == [
-        "Game finished",
+        "Game abandoned",
         "Round 2 corrected: Bob's tricks 1 → 2, <b>Cy</b>'s tricks 1 → 0",
         "Game started: Ann, Bob, <b>Cy</b>; Ann dealt first",
     ]
@@ -276,7 +277,7 @@ def test_game_ids_are_looked_up_not_trusted(client, ctx):
 
 
 def round_snapshot(number: int, **fields) -> dict:
-    """A round as the game flow stores it in a change (scorekeeper.games.snapshot)."""
+    """A round as the game flow stores it in a change (scorekeeper.snapshots.round_snapshot)."""
     return {
         "number": number,
         "hand_size": number,

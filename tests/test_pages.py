@@ -63,3 +63,15 @@ def test_all_bids_at_once_answer_htmx_with_the_table(ctx, client):
     assert response.status_code == 200
     assert text(response).lstrip().startswith('<div id="table"')
     assert "Tricks" in text(response)
+
+
+def test_an_htmx_error_is_a_fragment_retargeted_to_the_status_box(client, played):
+    missing = client.get("/games/999999", headers=HX)
+    assert missing.status_code == 404
+    assert missing.headers["HX-Retarget"] == "#net-status"
+    assert missing.headers["HX-Reswap"] == "innerHTML"
+    assert "<html" not in text(missing)
+    assert "There is no game 999999." in text(missing)
+    plain = client.get("/games/999999")
+    assert "HX-Retarget" not in plain.headers
+    assert "<html" in text(plain)

@@ -6,8 +6,8 @@ from html import unescape
 import pytest
 import sqlalchemy as sa
 
-from scorekeeper import forms
 from scorekeeper.extensions import db
+from scorekeeper.forms import setup as forms
 from scorekeeper.models import Game, Player, Seat
 
 URL = "/games/new"
@@ -418,8 +418,8 @@ def test_incompatible_rules_are_refused_next_to_the_field(client, app, as_htmx, 
     assert response.status_code == 422
     assert message in section(response, "Bid rule")
     assert "Nothing was started." in text(response)
-    assert 'href="#setup-error-bid_rule1"' in text(response), "a link to the message"
-    assert 'id="setup-error-bid_rule1"' in text(response)
+    assert 'href="#error-bid_rule"' in text(response), "a link to the message"
+    assert 'id="error-bid_rule"' in text(response)
     # Values kept: the seats, the dealer and every choice.
     assert seats_of(response) == FOUR
     assert checked(response, "first_dealer") == ["2"]

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from scorekeeper import rules
-from scorekeeper.stats import PlayedGame, Rate, player_stats
+from scorekeeper.reports.stats import PlayedGame, Rate, player_stats
 from tests.factories import make_game
 
 ANN, BOB, CY = 1, 2, 3

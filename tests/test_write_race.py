@@ -1,5 +1,5 @@
 """Two phones save the same game version at the same moment, straight through the write path
-(:func:`scorekeeper.games.apply_change`): one write is stored whole, the other is refused whole.
+(:func:`scorekeeper.changes.apply_change`): one write is stored whole, the other is refused whole.
 """
 
 import threading
@@ -7,7 +7,7 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from scorekeeper import games
+from scorekeeper import changes, gameplay
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, Entry, Game, Round, RoundState
 from tests.factories import new_game
@@ -22,14 +22,14 @@ def game_at_version_2() -> int:
     """A 3-player game whose trump of round 1 is set: bids are next, the game is at version 2."""
     game_id = new_game(bid_rule="free", bid_reveal="hidden")
     game = db.session.get(Game, game_id)
-    round_ = games.open_round(game)
-    games.apply_change(
+    round_ = gameplay.open_round(game)
+    changes.apply_change(
         game,
         version=1,
         request_key="trump",
         action="set_trump",
         rounds_touched=[1],
-        change=lambda: games.set_trump(game, round_, "suit", "hearts"),
+        change=lambda: gameplay.set_trump(game, round_, "suit", "hearts"),
     )
     assert game.version == 2
     return game_id
@@ -41,14 +41,14 @@ def save_bids(app, game_id, version, request_key, bids, both_ready, outcome, pho
         try:
             game = db.session.get(Game, game_id)
             assert game.version == version
-            round_ = games.open_round(game)
+            round_ = gameplay.open_round(game)
 
             def change() -> None:
-                games.record_bids(game, round_, bids)
+                gameplay.record_bids(game, round_, bids)
                 # Both phones are past the version and request checks, nothing flushed yet.
                 both_ready.wait(timeout=10)
 
-            games.apply_change(
+            changes.apply_change(
                 game,
                 version=version,
                 request_key=request_key,
@@ -57,7 +57,7 @@ def save_bids(app, game_id, version, request_key, bids, both_ready, outcome, pho
                 change=change,
             )
             outcome[phone] = STORED
-        except (games.StaleGame, games.AlreadyApplied) as refused:
+        except (changes.StaleGame, changes.AlreadyApplied) as refused:
             outcome[phone] = type(refused)
         except BaseException as error:
             outcome[phone] = error
@@ -86,9 +86,9 @@ def race(app, game_id: int, keys: dict[str, str]) -> dict[str, object]:
 @pytest.mark.parametrize(
     ("keys", "loser_gets"),
     [
-        ({"phone_a": "tap-a", "phone_b": "tap-b"}, games.StaleGame),
+        ({"phone_a": "tap-a", "phone_b": "tap-b"}, changes.StaleGame),
         # A double tap: the same request sent twice, recorded once.
-        ({"phone_a": "tap-1", "phone_b": "tap-1"}, games.AlreadyApplied),
+        ({"phone_a": "tap-1", "phone_b": "tap-1"}, changes.AlreadyApplied),
     ],
     ids=["two-phones", "same-request"],
 )

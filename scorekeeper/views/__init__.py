@@ -2,10 +2,13 @@
 
 from flask import Flask
 
+from .. import templating
 from . import access, history, live, main, play, players, setup
 
 
 def register(app: Flask) -> None:
+    """Bind every blueprint, the password check and the template globals to ``app``."""
+    templating.init_app(app)
     access.init_app(app)
     app.register_blueprint(main.bp)
     app.register_blueprint(play.bp)

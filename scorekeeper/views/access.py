@@ -7,36 +7,20 @@ so the other phones at the table can follow a game without it.
 import hashlib
 import hmac
 
-from flask import (
-    Blueprint,
-    Flask,
-    Response,
-    current_app,
-    redirect,
-    render_template,
-    request,
-    session,
-    url_for,
-)
+from flask import Blueprint, Flask, Response, current_app, redirect, request, session, url_for
 from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response as htmx_response
-from flask_wtf import FlaskForm
-from wtforms import HiddenField, PasswordField
-from wtforms.validators import InputRequired
 
 from ..extensions import htmx
+from ..forms.access import LoginForm
+from ..forms.base import Form
+from .rendering import render
 
 bp = Blueprint("access", __name__)
 
 OPEN_ENDPOINTS = frozenset(
     {"static", "main.healthz", "live.page", "live.board", "access.login", "access.logout"}
 )
-
-
-class LoginForm(FlaskForm):
-    password = PasswordField(_l("Password"), validators=[InputRequired(_l("Type the password."))])
-    next = HiddenField()
 
 
 def _pass_mark() -> str:
@@ -65,7 +49,7 @@ def require_password() -> Response | None:
 
 
 @bp.route("/login", methods=["GET", "POST"])
-def login() -> Response | str:
+def login() -> Response:
     form = LoginForm(next=request.args.get("next"))
     if not current_app.config.get("ACCESS_PASSWORD"):
         return redirect(url_for("main.home"))
@@ -77,12 +61,12 @@ def login() -> Response | str:
             return redirect(_safe_next(form.next.data), 303)
         form.password.errors.append(_("That is not the password."))
     status = 422 if form.is_submitted() else 200
-    return Response(render_template("access/login.html", form=form), status)
+    return render("access/login.html", None, status, form=form)
 
 
 @bp.post("/logout")
 def logout() -> Response:
-    form = FlaskForm()
+    form = Form()
     if form.validate_on_submit():
         session.pop("access", None)
     return redirect(url_for("access.login"), 303)

@@ -8,13 +8,12 @@ matches gets an empty 304 after one small query.
 from typing import Any
 
 import segno
-import sqlalchemy as sa
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
-from ..extensions import db
 from ..models import Game
-from ..records import game_query
-from .play import load_game, table_context
+from ..queries import live_version, load_game
+from .rendering import render
+from .table_screen import table_context
 
 bp = Blueprint("live", __name__)
 
@@ -25,9 +24,7 @@ def _etag(game_id: int, version: int, part: str) -> str:
 
 def _conditional(token: str, part: str) -> tuple[int, str] | Response:
     """The game's id and current ETag, or a ready 304 when the phone is up to date."""
-    found = db.session.execute(
-        sa.select(Game.id, Game.version).where(Game.live_token == token)
-    ).first()
+    found = live_version(token)
     if found is None:
         abort(404)
     etag = _etag(found.id, found.version, part)
@@ -77,14 +74,12 @@ def board(token: str) -> Response:
 
 
 @bp.get("/games/<int:game_id>/share")
-def share(game_id: int) -> str:
+def share(game_id: int) -> Response:
     """The live link for the other phones, as text and as a QR code."""
-    game = db.session.scalar(game_query().where(Game.id == game_id))
-    if game is None:
-        abort(404)
+    game = load_game(game_id)
     url = url_for("live.page", token=game.live_token, _external=True)
     # No fixed size: the SVG scales to its box through its viewBox.
     qr = segno.make(url, error="m").svg_inline(
         border=2, dark="#1d232b", light="#ffffff", omitsize=True
     )
-    return render_template("live/share.html", game=game, url=url, qr=qr)
+    return render("live/share.html", game=game, url=url, qr=qr)

@@ -1,32 +1,23 @@
 """The home page and the health check."""
 
-import sqlalchemy as sa
-from flask import Blueprint, Response, current_app, render_template, send_from_directory
-from sqlalchemy.orm import selectinload
+from flask import Blueprint, Response, current_app, send_from_directory
 
-from ..extensions import db
-from ..models import Game, GameStatus, Seat
+from .. import queries
+from .rendering import render
 
 bp = Blueprint("main", __name__)
 
 
 @bp.get("/")
-def home() -> str:
+def home() -> Response:
     """What the app does, games to go back to, and the way to start one."""
-    in_progress = db.session.scalars(
-        sa.select(Game)
-        .where(Game.status == GameStatus.IN_PROGRESS)
-        .options(selectinload(Game.seats).selectinload(Seat.player))
-        .order_by(Game.updated_at.desc())
-        .limit(5)
-    ).all()
-    return render_template("main/home.html", in_progress=in_progress)
+    return render("main/home.html", in_progress=queries.games_in_progress(limit=5))
 
 
 @bp.get("/offline")
-def offline() -> str:
+def offline() -> Response:
     """What the service worker shows when the network is gone."""
-    return render_template("main/offline.html")
+    return render("main/offline.html")
 
 
 @bp.get("/sw.js")
@@ -41,5 +32,5 @@ def service_worker() -> Response:
 @bp.get("/healthz")
 def healthz() -> Response:
     # Touches the database so a proxy's health probe notices a lost connection.
-    db.session.execute(sa.text("SELECT 1"))
+    queries.ping()
     return Response("ok\n", mimetype="text/plain", headers={"Cache-Control": "no-store"})

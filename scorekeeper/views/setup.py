@@ -5,39 +5,28 @@ only re-render the form — the whole page without JavaScript, the form fragment
 and store nothing; "Start game" checks everything and creates the game.
 """
 
-import sqlalchemy as sa
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
-from .. import forms, games, messages, rules
-from ..extensions import db, htmx
-from ..models import Player, Seat, name_key
+from .. import gameplay, rules
+from ..extensions import htmx
+from ..forms import setup as forms
+from ..models import Player, name_key
+from ..queries import roster_by_games_played
+from .rendering import render
 
 bp = Blueprint("setup", __name__)
 
 SEAT_MOVES = {"up": -1, "down": 1}
 
 
-def roster_players() -> list[Player]:
-    """The roster, most frequent players first, so a regular table is a few taps away."""
-    games_played = sa.func.count(Seat.id)
-    query = (
-        sa.select(Player)
-        .outerjoin(Seat, Seat.player_id == Player.id)
-        .group_by(Player.id)
-        .order_by(games_played.desc(), Player.name_key)
-    )
-    return list(db.session.scalars(query))
-
-
 def render_form(form: forms.NewGameForm, roster: list[Player], status: int = 200) -> Response:
     """The setup form: the fragment for htmx, else the full page (which includes it)."""
     seated = set(map(name_key, form.seats.data))
-    # A boosted navigation wants the whole page; only the form's own htmx posts get the fragment.
-    partial = bool(htmx) and not htmx.boosted
-    template = "setup/_form.html" if partial else "setup/new.html"
-    body = render_template(
-        template,
+    return render(
+        "setup/new.html",
+        "setup/_form.html",
+        status,
         form=form,
         roster=[player for player in roster if player.name_key not in seated],
         max_players=rules.MAX_PLAYERS,
@@ -47,11 +36,7 @@ def render_form(form: forms.NewGameForm, roster: list[Player], status: int = 200
         bid_rules=list(rules.BidRule),
         bid_reveals=list(rules.BidReveal),
         table_notes=rules.TABLE_ONLY_RULES,
-        m=messages,
     )
-    response = Response(body, status=status)
-    response.vary.add("HX-Request")
-    return response
 
 
 def seat_action(form: forms.NewGameForm, action: str, roster: list[Player]) -> bool:
@@ -85,7 +70,7 @@ def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
     game_rules = form.game_rules()
     if game_rules is None:
         return render_form(form, roster, 422)
-    game = games.create_game(
+    game = gameplay.create_game(
         form.names(), form.first_dealer_seat(), game_rules, form.request_key.data
     )
     target = url_for("play.table", game_id=game.id)
@@ -97,7 +82,7 @@ def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
 @bp.route("/games/new", methods=["GET", "POST"])
 def new_game() -> Response:
     form = forms.NewGameForm()
-    roster = roster_players()
+    roster = roster_by_games_played()
     if request.method == "GET":
         return render_form(form, roster)
     action = form.action.data or ""

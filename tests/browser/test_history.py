@@ -32,11 +32,6 @@ def seeded(live_server):
                     "before": {"rounds": [{"number": 3, "tricks": [1, 1, 1, 0]}]},
                     "after": {"rounds": [{"number": 3, "tricks": [0, 1, 2, 0]}]},
                 },
-                {
-                    "action": "finish",
-                    "before": {"status": "in_progress"},
-                    "after": {"status": "finished"},
-                },
             ],
         )
         six = rules.GameRules(players=6, plan=rules.RoundPlan("tournament"), bid_rule="canadian")

@@ -3,7 +3,7 @@
 from flask import request, request_finished
 from playwright.sync_api import expect
 
-from scorekeeper import games, rules
+from scorekeeper import gameplay, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
 
@@ -11,7 +11,7 @@ from scorekeeper.models import Game
 def test_the_live_view_updates_itself_and_polls_with_304s(phone, live_server, screenshot):
     live_server.app.config["LIVE_POLL_SECONDS"] = 1
     with live_server.app.app_context():
-        game = games.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
+        game = gameplay.create_game(["Ann", "Bob", "Cara"], 0, rules.GameRules(players=3))
         game_id, token = game.id, game.live_token
     table, watcher = phone(), phone(color_scheme="dark")
     statuses: list[int] = []

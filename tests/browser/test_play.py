@@ -8,7 +8,8 @@ from playwright.sync_api import Page, expect
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
-from scorekeeper.records import game_query, sheet_of
+from scorekeeper.queries import game_query
+from scorekeeper.records import sheet_of
 from tests.factories import new_game
 
 

@@ -1,34 +1,37 @@
-"""Writing a game: every change goes through :func:`apply_change`.
+"""Playing a game: start it, then each step of a round, corrections and the end.
 
-Each write names the game version it was based on (optimistic concurrency: a stale write
-is refused with :class:`StaleGame`) and carries a request key, so a double tap or a retried
-request is recognised (:class:`AlreadyApplied`) instead of recorded twice. Every write
-appends a :class:`~scorekeeper.models.Change` with the affected rounds before and after,
-which is the game's history and what undo restores. The game rules themselves are checked
-by :mod:`scorekeeper.rules`; this module only stores what passed.
+Each command checks the entry with :mod:`scorekeeper.rules` (raising :class:`RulesRejected`
+with the problems) and changes the game in memory; the caller runs it inside
+:func:`scorekeeper.changes.apply_change`, which versions, records and commits it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
 from typing import Any
 
 import sqlalchemy as sa
 
 from . import rules
+from .changes import already_applied
 from .extensions import db
-from .models import Change, Entry, Game, GameStatus, Player, Round, RoundState, Seat, name_key
+from .models import (
+    Change,
+    ChangeAction,
+    Entry,
+    Game,
+    GameStatus,
+    Player,
+    Round,
+    RoundState,
+    Seat,
+    name_key,
+)
 from .models import utcnow as now
-from .records import rules_of, sheet_of
+from .records import record_from, rules_of, sheet_of
 
-
-class StaleGame(Exception):
-    """The write was based on an older version of the game: another phone changed it."""
-
-
-class AlreadyApplied(Exception):
-    """This exact request was already recorded (a double tap or a retry)."""
+P = rules.ProblemCode
 
 
 class RulesRejected(Exception):
@@ -64,154 +67,39 @@ def trump_is_set(round_: Round) -> bool:
 
 def next_bidder(game_rules: rules.GameRules, round_: Round) -> int | None:
     """The seat whose bid is due in an open-bid round, or None when all have bid."""
-    bids = bids_of(round_)
-    for seat in rules.bid_order(game_rules, round_.dealer):
-        if bids.get(seat) is None:
-            return seat
-    return None
+    return rules.next_bidder(game_rules, round_.dealer, bids_of(round_))
 
 
-# --- snapshots for the history and undo ----------------------------------------------------
+def dealer_can_change(game_rules: rules.GameRules, round_: Round) -> bool:
+    """Whether the round's dealer may still change (see :func:`rules.dealer_can_change`)."""
+    scored = round_.state == RoundState.SCORED
+    return rules.dealer_can_change(game_rules, scored, bids_of(round_))
 
 
-def snapshot(round_: Round) -> dict[str, Any]:
-    """Everything stored about a round, as JSON-ready data."""
-    entries = sorted(round_.entries, key=lambda entry: entry.seat)
-    return {
-        "number": round_.number,
-        "hand_size": round_.hand_size,
-        "dealer": round_.dealer,
-        "state": round_.state,
-        "trump": round_.trump,
-        "trump_cause": round_.trump_cause,
-        "werewolf_played": round_.werewolf_played,
-        "werewolf_trump": round_.werewolf_trump,
-        "bomb_played": round_.bomb_played,
-        "cloud_seat": round_.cloud_seat,
-        "bids": [entry.bid for entry in entries],
-        "cloud_bid": [entry.cloud_bid for entry in entries],
-        "tricks": [entry.tricks for entry in entries],
-    }
+class Step(StrEnum):
+    """Where the table is: a step of the round being played, or the game's end."""
+
+    TRUMP = "trump"
+    BIDS = "bids"
+    TRICKS = "tricks"
+    FINISHED = "finished"
+    CLOSED = "closed"
 
 
-def _state(game: Game, numbers: Iterable[int]) -> dict[str, Any]:
-    wanted = set(numbers)
-    return {
-        "status": game.status,
-        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
-        # The rules change only when a custom plan's later rounds are edited.
-        "rules": game.rules,
-        "rounds": [snapshot(r) for r in game.rounds if r.number in wanted],
-    }
+PLAYING_STEPS = frozenset({Step.TRUMP, Step.BIDS, Step.TRICKS})
 
 
-def _restore(game: Game, state: Mapping[str, Any], numbers: Iterable[int]) -> None:
-    """Put the given rounds (and the status) back as ``state`` recorded them."""
-    kept = {data["number"]: data for data in state["rounds"]}
-    for round_ in list(game.rounds):
-        if round_.number in numbers and round_.number not in kept:
-            game.rounds.remove(round_)
-    db.session.flush()
-    by_number = {round_.number: round_ for round_ in game.rounds}
-    for number, data in kept.items():
-        round_ = by_number.get(number)
-        if round_ is None:
-            round_ = new_round(game, number, data["hand_size"], data["dealer"])
-        for key in (
-            "hand_size",
-            "dealer",
-            "state",
-            "trump",
-            "trump_cause",
-            "werewolf_played",
-            "werewolf_trump",
-            "bomb_played",
-            "cloud_seat",
-        ):
-            setattr(round_, key, data.get(key))
-        for entry in round_.entries:
-            entry.bid = data["bids"][entry.seat]
-            entry.cloud_bid = data["cloud_bid"][entry.seat]
-            entry.tricks = data["tricks"][entry.seat]
-    game.status = state["status"]
-    if "rules" in state:
-        game.rules = state["rules"]
-    finished = state.get("finished_at")
-    game.finished_at = datetime.fromisoformat(finished) if finished else None
-
-
-# --- the one write path --------------------------------------------------------------------
-
-
-def already_applied(request_key: str | None) -> bool:
-    """Whether a request with this key was recorded already (a double tap or a retry)."""
-    if not request_key:
-        return False
-    found = sa.select(Change.id).where(Change.request_key == request_key)
-    return db.session.scalar(found) is not None
-
-
-def apply_change(
-    game: Game,
-    *,
-    version: int | None,
-    request_key: str | None,
-    action: str,
-    rounds_touched: Sequence[int],
-    change: Callable[[], dict[str, Any] | None],
-) -> Change:
-    """Run ``change`` on ``game`` as one recorded, versioned, idempotent write.
-
-    ``rounds_touched`` are the round numbers whose before/after go into the history (a round
-    created by the change is included too). Raises :class:`AlreadyApplied`,
-    :class:`StaleGame` or whatever ``change`` raises (then nothing is stored).
-    """
-    if already_applied(request_key):
-        raise AlreadyApplied
-    if version != game.version:
-        raise StaleGame
-    before = _state(game, rounds_touched)
-    try:
-        created = {id(r) for r in game.rounds}
-        extra = change()
-        touched = set(rounds_touched) | {r.number for r in game.rounds if id(r) not in created}
-        db.session.flush()
-        after = _state(game, touched) | (extra or {})
-        before["rounds"] = [r for r in before["rounds"] if r["number"] in touched]
-        # The WHERE on the version makes two simultaneous writers race safely: one wins.
-        updated = db.session.execute(
-            sa.update(Game)
-            .where(Game.id == game.id, Game.version == version)
-            .values(version=Game.version + 1, updated_at=now())
-            .execution_options(synchronize_session=False)
-        )
-        if updated.rowcount != 1:
-            # Lost the race: to a twin of this very request (a double tap), or to another phone.
-            db.session.rollback()
-            if already_applied(request_key):
-                raise AlreadyApplied
-            raise StaleGame
-        record = Change(
-            game_id=game.id,
-            version=version + 1,
-            action=action,
-            round_number=min(touched) if touched else None,
-            before=before,
-            after=after,
-            request_key=request_key or None,
-        )
-        db.session.add(record)
-        db.session.commit()
-    except sa.exc.IntegrityError as error:
-        db.session.rollback()
-        if already_applied(request_key):
-            raise AlreadyApplied from error
-        raise StaleGame from error
-    except BaseException:
-        db.session.rollback()
-        raise
-    db.session.refresh(game)
-    return record
+def step_of(game: Game, round_: Round | None) -> Step:
+    """Which part of the round the table is at: trump, bids, tricks, or the end."""
+    if round_ is None:
+        return Step.FINISHED if game.status == GameStatus.FINISHED else Step.CLOSED
+    if game.status != GameStatus.IN_PROGRESS:
+        return Step.CLOSED
+    if not trump_is_set(round_):
+        return Step.TRUMP
+    if round_.state == RoundState.BIDDING:
+        return Step.BIDS
+    return Step.TRICKS
 
 
 # --- building rounds -----------------------------------------------------------------------
@@ -277,7 +165,7 @@ def create_game(
         Change(
             game_id=game.id,
             version=1,
-            action="create_game",
+            action=ChangeAction.CREATE_GAME,
             round_number=1,
             before=None,
             after={
@@ -305,7 +193,7 @@ def game_started_by(request_key: str | None) -> Game | None:
     return db.session.scalar(
         sa.select(Game)
         .join(Change, Change.game_id == Game.id)
-        .where(Change.request_key == request_key, Change.action == "create_game")
+        .where(Change.request_key == request_key, Change.action == ChangeAction.CREATE_GAME)
     )
 
 
@@ -320,19 +208,12 @@ def _check(problems: Iterable[rules.Problem]) -> None:
 
 def _require_open(game: Game, round_: Round) -> None:
     if game.status != GameStatus.IN_PROGRESS or round_.state == RoundState.SCORED:
-        raise RulesRejected([rules.Problem("round_closed", "round", round_number=round_.number)])
+        raise RulesRejected([rules.Problem(P.ROUND_CLOSED, "round", round_number=round_.number)])
 
 
 def _require_trump(round_: Round) -> None:
     if not trump_is_set(round_):
-        raise RulesRejected([rules.Problem("trump_first", "trump", round_number=round_.number)])
-
-
-def dealer_can_change(game_rules: rules.GameRules, round_: Round) -> bool:
-    """Whether bidding has not started yet, so the round's dealer may still change."""
-    if round_.state == RoundState.SCORED:
-        return False
-    return game_rules.jester_bid or all(bid is None for bid in bids_of(round_).values())
+        raise RulesRejected([rules.Problem(P.TRUMP_FIRST, "trump", round_number=round_.number)])
 
 
 def set_trump(game: Game, round_: Round, cause: str | None, trump: str | None) -> None:
@@ -371,14 +252,14 @@ def change_dealer(game: Game, round_: Round, dealer: int) -> None:
         raise RulesRejected(
             [
                 rules.Problem(
-                    "dealer_out_of_range",
+                    P.DEALER_OUT_OF_RANGE,
                     "dealer",
                     values={"value": dealer, "max": game_rules.players - 1},
                 )
             ]
         )
     if not dealer_can_change(game_rules, round_):
-        raise RulesRejected([rules.Problem("bidding_started", "dealer")])
+        raise RulesRejected([rules.Problem(P.BIDDING_STARTED, "dealer")])
     round_.dealer = dealer
     if game_rules.jester_bid:
         # With Saboteur the new dealer is the one who does not bid.
@@ -391,13 +272,13 @@ def record_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
     _require_trump(round_)
     game_rules = rules_of(game)
     if seat != next_bidder(game_rules, round_):
-        raise RulesRejected([rules.Problem("not_bidders_turn", "seat", seat)])
+        raise RulesRejected([rules.Problem(P.NOT_BIDDERS_TURN, "seat", seat)])
     bids = bids_of(round_) | {seat: bid}
     totals = sheet_of(game).totals
     problems = rules.validate_bids(
         game_rules, round_.number, round_.hand_size, round_.dealer, bids, totals
     )
-    _check(p for p in problems if p.code != "bid_missing")
+    _check(p for p in problems if p.code != P.BID_MISSING)
     _entry(round_, seat).bid = bid
     if next_bidder(game_rules, round_) is None:
         round_.state = RoundState.PLAYING
@@ -422,14 +303,10 @@ def record_bids(game: Game, round_: Round, bids: Mapping[int, int | None]) -> No
 def clear_last_bid(game: Game, round_: Round) -> None:
     """Take back the most recent bid of an open-bid round (a mis-tap)."""
     _require_open(game, round_)
-    game_rules = rules_of(game)
-    bids = bids_of(round_)
-    given = [
-        seat for seat in rules.bid_order(game_rules, round_.dealer) if bids.get(seat) is not None
-    ]
-    if not given or game_rules.jester_bid:
-        raise RulesRejected([rules.Problem("no_bid_to_take_back", "bid")])
-    _entry(round_, given[-1]).bid = None
+    seat = rules.last_bidder_so_far(rules_of(game), round_.dealer, bids_of(round_))
+    if seat is None:
+        raise RulesRejected([rules.Problem(P.NO_BID_TO_TAKE_BACK, "bid")])
+    _entry(round_, seat).bid = None
     round_.state = RoundState.BIDDING
 
 
@@ -440,17 +317,18 @@ def _entry(round_: Round, seat: int) -> Entry:
 def _record_for(
     round_: Round, tricks: Mapping[int, int | None], cloud: rules.CloudChange | None, bomb: bool
 ) -> rules.RoundRecord:
-    bids = bids_of(round_)
-    players = len(round_.entries)
-    return rules.RoundRecord(
-        number=round_.number,
-        hand_size=round_.hand_size,
-        dealer=round_.dealer,
-        bids=tuple(bids.get(seat) for seat in range(players)),
-        tricks=tuple(tricks.get(seat) for seat in range(players)),  # type: ignore[misc]
-        cloud=cloud,
-        bomb_played=bomb,
+    """The round as it would be stored with these tricks, for the rules to check."""
+    entries = [
+        (entry.seat, entry.bid, _cloud_bid(entry.seat, cloud), tricks.get(entry.seat))
+        for entry in round_.entries
+    ]
+    return record_from(
+        round_.number, round_.hand_size, round_.dealer, bomb, entries, len(round_.entries)
     )
+
+
+def _cloud_bid(seat: int, cloud: rules.CloudChange | None) -> int | None:
+    return cloud.new_bid if cloud and cloud.seat == seat else None
 
 
 def _store_outcome(
@@ -458,18 +336,18 @@ def _store_outcome(
 ) -> None:
     for entry in round_.entries:
         entry.tricks = tricks.get(entry.seat)
-        entry.cloud_bid = cloud.new_bid if cloud and cloud.seat == entry.seat else None
+        entry.cloud_bid = _cloud_bid(entry.seat, cloud)
     round_.bomb_played = bomb
     round_.cloud_seat = cloud.seat if cloud else None
 
 
 # Problems whose numbers would reveal a secret bid before the round is scored.
-_BID_REVEALING = frozenset({"cloud_bid_out_of_range", "cloud_change_not_one"})
+_BID_REVEALING = frozenset({P.CLOUD_BID_OUT_OF_RANGE, P.CLOUD_CHANGE_NOT_ONE})
 
 
 def _without_bids(problem: rules.Problem) -> rules.Problem:
     if problem.code in _BID_REVEALING:
-        return rules.Problem("cloud_change_impossible", "cloud", problem.seat)
+        return rules.Problem(P.CLOUD_CHANGE_IMPOSSIBLE, "cloud", problem.seat)
     return problem
 
 
@@ -485,7 +363,7 @@ def record_tricks(
     _require_open(game, round_)
     _require_trump(round_)
     if round_.state != RoundState.PLAYING:
-        raise RulesRejected([rules.Problem("bids_first", "tricks", round_number=round_.number)])
+        raise RulesRejected([rules.Problem(P.BIDS_FIRST, "tricks", round_number=round_.number)])
     game_rules = rules_of(game)
     totals = sheet_of(game).totals
     problems = rules.validate_round(game_rules, _record_for(round_, tricks, cloud, bomb), totals)
@@ -524,10 +402,10 @@ def edit_round(
     game_rules = rules_of(game)
     if round_.state != RoundState.SCORED:
         raise RulesRejected(
-            [rules.Problem("round_not_scored", "round", round_number=round_.number)]
+            [rules.Problem(P.ROUND_NOT_SCORED, "round", round_number=round_.number)]
         )
     if game.status == GameStatus.ABANDONED:
-        raise RulesRejected([rules.Problem("game_not_in_progress", "game")])
+        raise RulesRejected([rules.Problem(P.GAME_NOT_IN_PROGRESS, "game")])
     totals = sheet_of(game).totals_before(round_.number)
     problems = list(
         rules.validate_trump(game_rules, round_.number, round_.hand_size, cause, trump)
@@ -542,48 +420,6 @@ def edit_round(
     _store_outcome(round_, tricks, cloud, bomb)
 
 
-def undoable(game: Game) -> Change | None:
-    """The most recent change that undo would revert (undo steps back one change at a time)."""
-    undone = {c.after["undoes"] for c in game.changes if c.action == "undo" and c.after}
-    for change in reversed(game.changes):
-        if change.action not in ("create_game", "undo") and change.version not in undone:
-            return change
-    return None
-
-
-def undo(game: Game, change: Change) -> dict[str, Any]:
-    """Put the rounds and status back as they were before ``change``."""
-    numbers = {r["number"] for r in change.before["rounds"]} | {
-        r["number"] for r in change.after["rounds"]
-    }
-    _restore(game, change.before, numbers)
-    return {"undoes": change.version, "undone_action": change.action}
-
-
-def undone_outcome(game: Game, round_: Round) -> dict[str, str]:
-    """The tricks (and Bomb, Cloud) of ``round_`` as saved before the latest change undid it.
-
-    After "undo" of a saved round the tricks screen offers them again, as form values, so
-    fixing one number does not mean entering the whole round again.
-    """
-    if not game.changes or game.changes[-1].action != "undo":
-        return {}
-    undone_version = game.changes[-1].after.get("undoes")
-    undone = next((c for c in game.changes if c.version == undone_version), None)
-    if undone is None or undone.action != "record_round":
-        return {}
-    saved = next((r for r in undone.after["rounds"] if r["number"] == round_.number), None)
-    if saved is None:
-        return {}
-    values = {f"tricks_{seat}": str(v) for seat, v in enumerate(saved["tricks"]) if v is not None}
-    if saved.get("bomb_played"):
-        values["bomb"] = "y"
-    for seat, (bid, cloud_bid) in enumerate(zip(saved["bids"], saved["cloud_bid"], strict=True)):
-        if cloud_bid is not None and bid is not None:
-            values |= {"cloud_seat": str(seat), "cloud_change": str(cloud_bid - bid)}
-    return values
-
-
 def edit_later_rounds(game: Game, later: Sequence[int]) -> dict[str, Any]:
     """A custom plan's rounds after the one being played get new hand sizes (or are dropped).
 
@@ -591,8 +427,8 @@ def edit_later_rounds(game: Game, later: Sequence[int]) -> dict[str, Any]:
     """
     game_rules = rules_of(game)
     current = open_round(game)
-    if game_rules.plan.kind is not rules.PlanKind.CUSTOM or current is None:
-        raise RulesRejected([rules.Problem("plan_not_editable", "plan")])
+    if not game_rules.plan_editable or current is None:
+        raise RulesRejected([rules.Problem(P.PLAN_NOT_EDITABLE, "plan")])
     dealt = tuple(round_.hand_size for round_ in game.rounds)
     plan = rules.RoundPlan(rules.PlanKind.CUSTOM, custom=dealt + tuple(later))
     try:
@@ -605,7 +441,7 @@ def edit_later_rounds(game: Game, later: Sequence[int]) -> dict[str, Any]:
 def abandon(game: Game) -> None:
     """Stop a game early; its rounds are kept and it shows as abandoned."""
     if game.status != GameStatus.IN_PROGRESS:
-        raise RulesRejected([rules.Problem("game_not_in_progress", "game")])
+        raise RulesRejected([rules.Problem(P.GAME_NOT_IN_PROGRESS, "game")])
     game.status = GameStatus.ABANDONED
 
 

@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import rules
+from .. import rules
 
 WIDTH = 360
 HEIGHT = 220

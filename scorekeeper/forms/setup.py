@@ -1,14 +1,13 @@
-"""WTForms classes, one per use case; CSRF comes with every ``FlaskForm``."""
+"""Setting up a game: players in seat order, the first dealer and the rules."""
 
 from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from flask_babel import gettext as _
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     Field,
@@ -20,30 +19,13 @@ from wtforms import (
 from wtforms.validators import Length, Optional, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from . import messages, rules
-from .models import name_key
-
-# ============================================================================================
-# Game setup (views/setup.py)
-# ============================================================================================
+from .. import rules
+from ..models import name_key
+from .base import Form
 
 NAME_MAX_LENGTH = 40
 RANDOM_DEALER = "random"
 DEFAULT_FIRST_ROUNDS = "5"
-
-# Which part of the setup page a rules problem belongs to, by ``Problem.field`` (before any dot).
-_SECTION_OF_FIELD = {
-    "players": "seats",
-    "plan": "plan",
-    "bid_rule": "bid_rule",
-    "bid_reveal": "bid_reveal",
-    "saboteur": "variants",
-    "jester_bid": "variants",
-    "tie_break_by_bids": "variants",
-    "jubilee": "jubilee",
-    "table_notes": "table_notes",
-}
-
 
 # The parts of the setup page that show messages, top to bottom, and the fields of each.
 SECTIONS: dict[str, tuple[str, ...]] = {
@@ -56,7 +38,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "variants": ("saboteur", "jester_bid", "tie_break_by_bids"),
     "jubilee": ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
     "table_notes": ("table_notes",),
-    "form": ("csrf_token",),
+    "form": ("form",),
 }
 
 
@@ -84,13 +66,16 @@ class MultiCheckboxField(SelectMultipleField):
     option_widget = CheckboxInput()
 
 
-class NewGameForm(FlaskForm):
+class NewGameForm(Form):
     """Setting up a game: players in seat order, the first dealer and the rules.
 
     The seat list lives in the form (hidden inputs), so every seat control is a submit
     button of this one form: ``action`` is "add", "add:<name>", "up:<seat>", "down:<seat>",
     "remove:<seat>" or "start". Only "start" creates anything.
     """
+
+    # Rule problems about the players or the Jubilee cards show at those inputs.
+    PROBLEM_FIELDS: ClassVar[Mapping[str, str]] = {"players": "seats", "jubilee": "bomb"}
 
     action = StringField()
     # One key per setup: a second tap on "Start game" finds the game the first one created.
@@ -123,10 +108,12 @@ class NewGameForm(FlaskForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # Messages from the rules module and from the seat controls, by page section.
-        self.problems: dict[str, list[str]] = {}
         # After a name was added the cursor goes back to the name box for the next one.
         self.focus_name = False
+
+    def problem_key(self, problem: rules.Problem) -> str:
+        key = super().problem_key(problem)
+        return key if key in self else "form"
 
     # -- seat controls ------------------------------------------------------------------------
 
@@ -139,17 +126,17 @@ class NewGameForm(FlaskForm):
         name = clean_name(typed)
         seated = {name_key(seat): seat for seat in self.seats.data}
         if not name:
-            self._problem("new_name", _("Type a name first."))
+            self.add_message("new_name", _("Type a name first."))
         elif len(name) > NAME_MAX_LENGTH:
-            self._problem(
+            self.add_message(
                 "new_name", _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
             )
         elif name_key(name) in seated:
-            self._problem(
+            self.add_message(
                 "new_name", _("%(name)s is already at the table.", name=seated[name_key(name)])
             )
         elif len(self.seats.data) >= rules.MAX_PLAYERS:
-            self._problem(
+            self.add_message(
                 "new_name", _("A table has at most %(max)d players.", max=rules.MAX_PLAYERS)
             )
         else:
@@ -225,13 +212,15 @@ class NewGameForm(FlaskForm):
         if kind == rules.PlanKind.FIRST_N:
             text = (self.plan_rounds.data or "").strip()
             if text and not text.isdigit():
-                self._problem("plan", _("Type the number of rounds, e.g. 5."))
+                self.add_message("plan", _("Type the number of rounds, e.g. 5."))
                 return None
             return rules.RoundPlan(kind=kind, rounds=int(text) if text else None)
         if kind == rules.PlanKind.CUSTOM:
             words = [word for word in re.split(r"[\s,;.]+", self.plan_custom.data or "") if word]
             if not all(word.isdigit() for word in words):
-                self._problem("plan", _("Write the cards per round as numbers, e.g. 1, 2, 3, 5."))
+                self.add_message(
+                    "plan", _("Write the cards per round as numbers, e.g. 1, 2, 3, 5.")
+                )
                 return None
             return rules.RoundPlan(kind=kind, custom=tuple(int(word) for word in words))
         return rules.RoundPlan(kind=kind)
@@ -267,19 +256,8 @@ class NewGameForm(FlaskForm):
                 tie_break_by_bids=bool(self.tie_break_by_bids.data),
             )
         except rules.RulesError as error:
-            self.add_problems(error.problems)
+            self.add_problems(error.problems, self.names())
             return None
-
-    def add_problems(self, problems: Iterable[rules.Problem]) -> None:
-        """File rules problems under the page sections they concern, as messages."""
-        names = self.names()
-        for problem in problems:
-            field = (problem.field or "").split(".")[0]
-            section = _SECTION_OF_FIELD.get(field, "form")
-            self._problem(section, messages.problem_message(problem, names))
-
-    def _problem(self, section: str, message: str) -> None:
-        self.problems.setdefault(section, []).append(message)
 
     # -- for the template ---------------------------------------------------------------------
 
@@ -288,7 +266,6 @@ class NewGameForm(FlaskForm):
         return next((section for section in SECTIONS if self.messages_for(section)), None)
 
     def messages_for(self, section: str) -> Sequence[str]:
-        """Every message for one section of the page: field errors, then rules problems."""
-        fields = SECTIONS.get(section, ())
-        found = [str(error) for name in fields if name in self for error in self[name].errors]
-        return found + self.problems.get(section, [])
+        """Every message for one section of the page: its fields' errors and rule problems."""
+        found = self.messages()
+        return [text for name in SECTIONS.get(section, ()) for text in found.get(name, ())]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from . import rules
+from .. import rules
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
 
-from . import rules
+from .. import rules
 
 __all__ = [
     "bid_rule_explanation",

@@ -18,38 +18,52 @@ from flask_babel import format_datetime, format_time, ngettext, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from . import messages, rules
-from .models import Change
+from .. import rules
+from ..models import Change, ChangeAction, GameStatus
+from . import messages
 
 STATUS_LABELS = {
-    "in_progress": _l("In progress"),
-    "finished": _l("Finished"),
-    "abandoned": _l("Abandoned"),
+    GameStatus.IN_PROGRESS: _l("In progress"),
+    GameStatus.FINISHED: _l("Finished"),
+    GameStatus.ABANDONED: _l("Abandoned"),
 }
 ACTION_LABELS = {
-    "create_game": _l("Game started"),
-    "set_trump": _l("Trump recorded"),
-    "bid": _l("Bid"),
-    "bids": _l("Bids"),
-    "take_back_bid": _l("Bid taken back"),
-    "werewolf": _l("Werewolf changed the trump"),
-    "record_round": _l("Round recorded"),
-    "edit_round": _l("Round corrected"),
-    "undo": _l("Undone"),
-    "change_dealer": _l("Dealer changed"),
-    "edit_plan": _l("Round plan changed"),
-    "abandon": _l("Game abandoned"),
-    "finish": _l("Game finished"),
+    ChangeAction.CREATE_GAME: _l("Game started"),
+    ChangeAction.SET_TRUMP: _l("Trump recorded"),
+    ChangeAction.BID: _l("Bid"),
+    ChangeAction.BIDS: _l("Bids"),
+    ChangeAction.TAKE_BACK_BID: _l("Bid taken back"),
+    ChangeAction.WEREWOLF: _l("Werewolf changed the trump"),
+    ChangeAction.RECORD_ROUND: _l("Round recorded"),
+    ChangeAction.EDIT_ROUND: _l("Round corrected"),
+    ChangeAction.UNDO: _l("Undone"),
+    ChangeAction.CHANGE_DEALER: _l("Dealer changed"),
+    ChangeAction.EDIT_PLAN: _l("Round plan changed"),
+    ChangeAction.ABANDON: _l("Game abandoned"),
 }
 
 # Shown folded: the steps of a round as it is played. Every other action is shown.
-STEP_ACTIONS = frozenset({"set_trump", "bid", "bids", "take_back_bid", "werewolf"})
+STEP_ACTIONS = frozenset(
+    {
+        ChangeAction.SET_TRUMP,
+        ChangeAction.BID,
+        ChangeAction.BIDS,
+        ChangeAction.TAKE_BACK_BID,
+        ChangeAction.WEREWOLF,
+    }
+)
 # A suit card (or Maximus) decides the trump plainly; any other card is named with it.
 PLAIN_CAUSES = frozenset({rules.TrumpCause.SUIT, rules.TrumpCause.FIXED})
 
 
 def action_label(action: str) -> str:
+    """What a change did, in a few words ("Round recorded")."""
     return str(ACTION_LABELS.get(action, action))
+
+
+def status_label(status: str) -> str:
+    """A game's status in words ("In progress")."""
+    return str(STATUS_LABELS.get(status, status))
 
 
 @dataclass(frozen=True)
@@ -90,7 +104,7 @@ class HistoryItem:
 
     def takes_steps_of(self, round_number: int | None) -> bool:
         return self.round_number == round_number and (
-            self.entry is None or self.action == "record_round"
+            self.entry is None or self.action == ChangeAction.RECORD_ROUND
         )
 
 
@@ -99,7 +113,7 @@ def history_items(changes: Sequence[Change], names: Sequence[str]) -> list[Histo
     undone = {
         change.after.get("undoes")
         for change in changes
-        if change.action == "undo" and isinstance(change.after, Mapping)
+        if change.action == ChangeAction.UNDO and isinstance(change.after, Mapping)
     }
     started = changes[0].created_at if changes else None
     items: list[HistoryItem] = []
@@ -136,15 +150,15 @@ def steps_summary(actions: Iterable[str]) -> str:
     words = []
     # A Counter keeps the order in which each action first came.
     for action, count in Counter(actions).items():
-        if action == "set_trump":
+        if action == ChangeAction.SET_TRUMP:
             words.append(_("trump"))
-        elif action == "bid":
+        elif action == ChangeAction.BID:
             words.append(ngettext("%(num)d bid", "%(num)d bids", count))
-        elif action == "bids":
+        elif action == ChangeAction.BIDS:
             words.append(_("bids"))
-        elif action == "take_back_bid":
+        elif action == ChangeAction.TAKE_BACK_BID:
             words.append(ngettext("%(num)d bid taken back", "%(num)d bids taken back", count))
-        elif action == "werewolf":
+        elif action == ChangeAction.WEREWOLF:
             words.append(_("Werewolf"))
     return ", ".join(words)
 
@@ -302,7 +316,7 @@ def _take_back_bid(change: Change, names: Sequence[str]) -> str | None:
 def _record_round(change: Change, names: Sequence[str]) -> str:
     number, _was, _now = _round_pair(change)
     before, after = change.before or {}, change.after or {}
-    if before.get("status") != after.get("status") == "finished":
+    if before.get("status") != after.get("status") == GameStatus.FINISHED:
         return _("Round %(number)d recorded; the game is over", number=number)
     return _("Round %(number)d recorded", number=number)
 
@@ -395,22 +409,17 @@ def _abandon(change: Change, names: Sequence[str]) -> str:
     return _("Game abandoned")
 
 
-def _finish(change: Change, names: Sequence[str]) -> str:
-    return _("Game finished")
-
-
-_DESCRIBE: dict[str, Callable[[Change, Sequence[str]], str | None]] = {
-    "create_game": _create_game,
-    "set_trump": _set_trump,
-    "werewolf": _werewolf,
-    "change_dealer": _change_dealer,
-    "bid": _bid,
-    "bids": _bids,
-    "take_back_bid": _take_back_bid,
-    "record_round": _record_round,
-    "edit_round": _edit_round,
-    "undo": _undo,
-    "edit_plan": _edit_plan,
-    "abandon": _abandon,
-    "finish": _finish,
+_DESCRIBE: dict[ChangeAction, Callable[[Change, Sequence[str]], str | None]] = {
+    ChangeAction.CREATE_GAME: _create_game,
+    ChangeAction.SET_TRUMP: _set_trump,
+    ChangeAction.WEREWOLF: _werewolf,
+    ChangeAction.CHANGE_DEALER: _change_dealer,
+    ChangeAction.BID: _bid,
+    ChangeAction.BIDS: _bids,
+    ChangeAction.TAKE_BACK_BID: _take_back_bid,
+    ChangeAction.RECORD_ROUND: _record_round,
+    ChangeAction.EDIT_ROUND: _edit_round,
+    ChangeAction.UNDO: _undo,
+    ChangeAction.EDIT_PLAN: _edit_plan,
+    ChangeAction.ABANDON: _abandon,
 }

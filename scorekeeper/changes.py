@@ -1,0 +1,206 @@
+"""The one write path of a game: versioned, idempotent, recorded, undoable.
+
+Each write names the game version it was based on (optimistic concurrency: a stale write
+is refused with :class:`StaleGame`) and carries a request key, so a double tap or a retried
+request is recognised (:class:`AlreadyApplied`) instead of recorded twice. Every write
+appends a :class:`~scorekeeper.models.Change` with the affected rounds before and after,
+which is the game's history and what undo restores. What a write does to the game is the
+caller's (:mod:`scorekeeper.gameplay`); this module only records it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from .extensions import db
+from .models import Change, ChangeAction, Game, Round
+from .models import utcnow as now
+from .snapshots import apply_snapshot, round_snapshot
+
+
+class StaleGame(Exception):
+    """The write was based on an older version of the game: another phone changed it."""
+
+
+class AlreadyApplied(Exception):
+    """This exact request was already recorded (a double tap or a retry)."""
+
+
+# --- snapshots for the history and undo ----------------------------------------------------
+
+
+def _state(game: Game, numbers: Iterable[int]) -> dict[str, Any]:
+    wanted = set(numbers)
+    return {
+        "status": game.status,
+        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        # The rules change only when a custom plan's later rounds are edited.
+        "rules": game.rules,
+        "rounds": [round_snapshot(r) for r in game.rounds if r.number in wanted],
+    }
+
+
+def _restore(game: Game, state: Mapping[str, Any], numbers: Iterable[int]) -> None:
+    """Put the given rounds (and the status) back as ``state`` recorded them."""
+    kept = {data["number"]: data for data in state["rounds"]}
+    for round_ in list(game.rounds):
+        if round_.number in numbers and round_.number not in kept:
+            game.rounds.remove(round_)
+    db.session.flush()
+    by_number = {round_.number: round_ for round_ in game.rounds}
+    for number, data in kept.items():
+        round_ = by_number.get(number)
+        if round_ is None:
+            round_ = Round(number=number)
+            game.rounds.append(round_)
+        apply_snapshot(round_, data)
+    game.status = state["status"]
+    if "rules" in state:
+        game.rules = state["rules"]
+    finished = state.get("finished_at")
+    game.finished_at = datetime.fromisoformat(finished) if finished else None
+
+
+# --- the one write path --------------------------------------------------------------------
+
+
+def already_applied(request_key: str | None) -> bool:
+    """Whether a request with this key was recorded already (a double tap or a retry)."""
+    if not request_key:
+        return False
+    found = sa.select(Change.id).where(Change.request_key == request_key)
+    return db.session.scalar(found) is not None
+
+
+def apply_change(
+    game: Game,
+    *,
+    version: int | None,
+    request_key: str | None,
+    action: str,
+    rounds_touched: Sequence[int],
+    change: Callable[[], dict[str, Any] | None],
+) -> Change:
+    """Run ``change`` on ``game`` as one recorded, versioned, idempotent write.
+
+    ``rounds_touched`` are the round numbers whose before/after go into the history (a round
+    created by the change is included too). Raises :class:`AlreadyApplied`,
+    :class:`StaleGame` or whatever ``change`` raises (then nothing is stored).
+    """
+    if already_applied(request_key):
+        raise AlreadyApplied
+    if version != game.version:
+        raise StaleGame
+    before = _state(game, rounds_touched)
+    try:
+        created = {id(r) for r in game.rounds}
+        extra = change()
+        touched = set(rounds_touched) | {r.number for r in game.rounds if id(r) not in created}
+        db.session.flush()
+        after = _state(game, touched) | (extra or {})
+        before["rounds"] = [r for r in before["rounds"] if r["number"] in touched]
+        # The WHERE on the version makes two simultaneous writers race safely: one wins.
+        updated = db.session.execute(
+            sa.update(Game)
+            .where(Game.id == game.id, Game.version == version)
+            .values(version=Game.version + 1, updated_at=now())
+            .execution_options(synchronize_session=False)
+        )
+        if updated.rowcount != 1:
+            # Lost the race: to a twin of this very request (a double tap), or to another phone.
+            db.session.rollback()
+            if already_applied(request_key):
+                raise AlreadyApplied
+            raise StaleGame
+        record = Change(
+            game_id=game.id,
+            version=version + 1,
+            action=action,
+            round_number=min(touched) if touched else None,
+            before=before,
+            after=after,
+            request_key=request_key or None,
+        )
+        db.session.add(record)
+        db.session.commit()
+    except sa.exc.IntegrityError as error:
+        db.session.rollback()
+        if already_applied(request_key):
+            raise AlreadyApplied from error
+        raise StaleGame from error
+    except BaseException:
+        db.session.rollback()
+        raise
+    db.session.refresh(game)
+    return record
+
+
+# --- undo ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SavedOutcome:
+    """What a round's tricks step had saved before an undo took it back."""
+
+    tricks: Mapping[int, int]
+    bomb_played: bool = False
+    cloud_seat: int | None = None
+    cloud_change: int | None = None
+
+
+def undoable(game: Game) -> Change | None:
+    """The most recent change that undo would revert (undo steps back one change at a time)."""
+    undone = {c.after["undoes"] for c in game.changes if c.action == ChangeAction.UNDO and c.after}
+    for change in reversed(game.changes):
+        if change.action not in _NOT_UNDOABLE and change.version not in undone:
+            return change
+    return None
+
+
+_NOT_UNDOABLE = frozenset({ChangeAction.CREATE_GAME, ChangeAction.UNDO})
+
+
+def rounds_of(change: Change) -> list[int]:
+    """The numbers of the rounds a change touched (before or after it), in order."""
+    return sorted(
+        {r["number"] for r in change.before["rounds"]}
+        | {r["number"] for r in change.after["rounds"]}
+    )
+
+
+def undo(game: Game, change: Change) -> dict[str, Any]:
+    """Put the rounds and status back as they were before ``change``."""
+    _restore(game, change.before, rounds_of(change))
+    return {"undoes": change.version, "undone_action": change.action}
+
+
+def undone_outcome(game: Game, round_: Round) -> SavedOutcome | None:
+    """The tricks (and Bomb, Cloud) of ``round_`` as saved before the latest change undid it.
+
+    After "undo" of a saved round the tricks screen offers them again, so fixing one number
+    does not mean entering the whole round again.
+    """
+    if not game.changes or game.changes[-1].action != ChangeAction.UNDO:
+        return None
+    undone_version = game.changes[-1].after.get("undoes")
+    undone = next((c for c in game.changes if c.version == undone_version), None)
+    if undone is None or undone.action != ChangeAction.RECORD_ROUND:
+        return None
+    saved = next((r for r in undone.after["rounds"] if r["number"] == round_.number), None)
+    if saved is None:
+        return None
+    cloud_seat = cloud_change = None
+    for seat, (bid, cloud_bid) in enumerate(zip(saved["bids"], saved["cloud_bid"], strict=True)):
+        if cloud_bid is not None and bid is not None:
+            cloud_seat, cloud_change = seat, cloud_bid - bid
+    return SavedOutcome(
+        tricks={seat: v for seat, v in enumerate(saved["tricks"]) if v is not None},
+        bomb_played=bool(saved.get("bomb_played")),
+        cloud_seat=cloud_seat,
+        cloud_change=cloud_change,
+    )

@@ -1,0 +1,12 @@
+"""Signing in with the instance's access password."""
+
+from flask_babel import lazy_gettext as _l
+from wtforms import HiddenField, PasswordField
+from wtforms.validators import InputRequired
+
+from .base import Form
+
+
+class LoginForm(Form):
+    password = PasswordField(_l("Password"), validators=[InputRequired(_l("Type the password."))])
+    next = HiddenField()

@@ -1,0 +1,1 @@
+"""Computed views of games: player statistics and charts (pure: no Flask, no database)."""

@@ -1,0 +1,45 @@
+"""What every template may call: the game's words and the app's enums, registered once.
+
+Templates compute no rule: they get numbers from :mod:`scorekeeper.rules` through the
+views, and words from :mod:`scorekeeper.wording` through these globals.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from . import rules
+from .gameplay import Step
+from .models import ChangeAction, GameStatus
+from .wording import history, messages
+
+
+def init_app(app: Flask) -> None:
+    """Register the template globals on ``app``."""
+    app.jinja_env.globals.update(
+        Step=Step,
+        BidReveal=rules.BidReveal,
+        GameStatus=GameStatus,
+        ChangeAction=ChangeAction,
+        action_label=history.action_label,
+        status_label=history.status_label,
+        trump_label=messages.trump_label,
+        trump_symbol=messages.trump_symbol,
+        suit_name=messages.suit_name,
+        cause_label=messages.cause_label,
+        rules_summary=messages.rules_summary,
+        problem_message=messages.problem_message,
+        forbidden_message=messages.forbidden_bid_message,
+        plan_label=messages.plan_label,
+        plan_explanation=messages.plan_explanation,
+        bid_rule_label=messages.bid_rule_label,
+        bid_rule_explanation=messages.bid_rule_explanation,
+        reveal_label=messages.reveal_label,
+        reveal_explanation=messages.reveal_explanation,
+        variant_label=messages.variant_label,
+        variant_explanation=messages.variant_explanation,
+        jubilee_label=messages.jubilee_label,
+        jubilee_explanation=messages.jubilee_explanation,
+        table_note_label=messages.table_note_label,
+        table_note_explanation=messages.table_note_explanation,
+    )
