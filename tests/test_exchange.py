@@ -262,6 +262,10 @@ def set_tricks(data: dict) -> None:
             lambda d: broken(d, lambda x: x["games"].append(x["games"][0])),
             "this game appears twice in the file.",
         ),
+        (
+            lambda d: broken(d, lambda x: x["games"][0]["history"][0].update(action="finish")),
+            "a history entry is not valid.",
+        ),
     ],
 )
 def test_an_invalid_file_is_refused_with_a_message_and_changes_nothing(
