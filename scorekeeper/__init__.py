@@ -8,7 +8,7 @@ from flask_babel import get_locale
 from jinja2 import StrictUndefined
 from werkzeug.routing import IntegerConverter, Map
 
-from . import cli, config, errors, models, views  # noqa: F401  (models register their tables)
+from . import cli, config, errors, models, views
 from .extensions import babel, csrf, db, htmx, migrate
 
 # No inline script or style anywhere: htmx runs with eval and its inline styles turned off.
@@ -40,6 +40,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # Ids in URLs fit the database's integer: a larger one is no page (404), not a crash.
     app.url_map.converters["int"] = DatabaseId
     db.init_app(app)
+    with app.app_context():
+        models.sqlite_pragmas(db.engine)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
     csrf.init_app(app)
     htmx.init_app(app)

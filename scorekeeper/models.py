@@ -29,15 +29,20 @@ def name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-@event.listens_for(Engine, "connect")
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # SQLite leaves foreign keys off by default; WAL lets the live view read while a round saves.
-    if isinstance(dbapi_connection, sqlite3.Connection):
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=5000")
-        cursor.close()
+def sqlite_pragmas(engine: Engine) -> None:
+    """Turn on what SQLite leaves off, on every new connection of ``engine`` (the app's own;
+    other engines in the process are left alone)."""
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+
+
+def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+    # Foreign keys are off by default; WAL lets the live view read while a round saves.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
 
 
 class GameStatus(StrEnum):
