@@ -113,7 +113,9 @@ def configure(app: Flask, overrides: dict | None) -> None:
         SQLALCHEMY_DATABASE_URI="sqlite:///" + str(Path(app.instance_path) / DATABASE_FILE),
         SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
         WTF_CSRF_TIME_LIMIT=None,
-        BABEL_DEFAULT_LOCALE="en",
+        # The instance's language and time zone, for browsers that do not say theirs.
+        LANGUAGE="en",
+        TIMEZONE="UTC",
         MAX_CONTENT_LENGTH=50 * 1024 * 1024,
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",

@@ -10,13 +10,20 @@ from flask import Flask
 
 from . import rules
 from .gameplay import Step
+from .i18n import LANGUAGES
 from .models import ChangeAction, GameStatus
-from .wording import history, messages
+from .wording import formats, history, messages
 
 
 def init_app(app: Flask) -> None:
-    """Register the template globals on ``app``."""
+    """Register the template globals and filters on ``app``."""
+    app.jinja_env.filters.update(
+        names_list=formats.names_list,
+        signed=formats.signed,
+        one_decimal=formats.one_decimal,
+    )
     app.jinja_env.globals.update(
+        languages=LANGUAGES,
         Step=Step,
         BidReveal=rules.BidReveal,
         GameStatus=GameStatus,

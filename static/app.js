@@ -119,6 +119,27 @@
     });
   }
 
+  // --- The language switch needs no button with JavaScript on. ---
+  function initLanguage() {
+    document.querySelectorAll("[data-js-hidden]").forEach(function (el) { el.hidden = true; });
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select[data-autosubmit]")) event.target.form.submit();
+  });
+
+  // --- Times in the viewer's time zone: tell the server the browser's zone (a cookie). ---
+  function rememberTimeZone() {
+    var zone;
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
+    if (!zone) return;
+    var current = (document.cookie.match(/(?:^|; )tz=([^;]*)/) || [])[1];
+    if (current && decodeURIComponent(current) === zone) return;
+    document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
+    // A page that shows times was written in the server's zone: show it once more, right.
+    if (document.querySelector("[data-times]")) window.location.reload();
+  }
+  document.addEventListener("DOMContentLoaded", function () { initLanguage(); rememberTimeZone(); });
+
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") keepAwake();
   });

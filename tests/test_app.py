@@ -117,5 +117,5 @@ def test_home_lists_games_in_progress_to_go_back_to(ctx, client):
     game_id = new_game()
     page = client.get("/").get_data(as_text=True)
     assert "Games in progress" in page
-    assert f'href="/games/{game_id}">Ann, Bob, Cara<' in page
+    assert f'href="/games/{game_id}">Ann, Bob, and Cara<' in page
     assert 'href="/history/"' in page

@@ -221,7 +221,7 @@ def test_restore_page_adds_games_and_says_what_it_did(client, app):
     response = restore_upload(client, json.dumps(data).encode())
     assert response.status_code == 303
     page = client.get(response.headers["Location"]).get_data(as_text=True)
-    assert "Restored: 3 games and 0 players added; 0 games were already here." in page
+    assert "Restored: 3 games added, 0 players added; 0 games were already here." in page
 
 
 def broken(data: dict, change) -> bytes:

@@ -196,7 +196,7 @@ def test_game_page_has_sheet_rules_chart_history_and_exports(client, ctx):
     assert history_texts(page) == [
         "Game abandoned",
         "Round 2 corrected: Bob's tricks 1 → 2, <b>Cy</b>'s tricks 1 → 0",
-        "Game started: Ann, Bob, <b>Cy</b>; Ann dealt first",
+        "Game started: Ann, Bob, and <b>Cy</b>; Ann dealt first",
     ]
     assert "<svg" in page
     assert 'role="img"' in page
@@ -364,7 +364,7 @@ def test_sentences_for_the_whole_game_and_for_odd_stored_data(app):
         assert history_labels.describe(finished, NAMES3) == "Round 3 recorded; the game is over"
         assert history_labels.describe(undo, NAMES3) == "Undone: Round recorded (round 4)"
         assert history_labels.describe(created, NAMES3) == (
-            "Game started: Ann, Bob, Cy; Bob dealt first"
+            "Game started: Ann, Bob, and Cy; Bob dealt first"
         )
         assert history_labels.describe(change("abandon", None, {}, {}), NAMES3) == (
             "Game abandoned"
@@ -404,7 +404,7 @@ def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(ctx, 
         "Round 1 corrected: Ann's bid 0 → 1, Ann's tricks 0 → 1, Bob's tricks 1 → 0",
         "Round 1 recorded",
         "Dealer of round 1 changed to Cara",
-        "Game started: Ann, Bob, Cara; Ann dealt first",
+        "Game started: Ann, Bob, and Cara; Ann dealt first",
     ]
     # The steps fold under the round they led to (or alone when nothing was recorded after
     # them), inside a <details> that opens without JavaScript; the undone one says so.

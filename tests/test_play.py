@@ -413,7 +413,7 @@ def test_shared_win_on_a_tie(ctx, client):
     game2 = new_game(plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=1), bid_rule="free")
     play_round(client, game2, 1, 0, [0, 0, 0], [1, 0, 0])
     page = text(client.get(f"/games/{game2}"))
-    assert "Shared win: Bob, Cara" in page
+    assert "Shared win: Bob and Cara" in page
 
 
 def test_unknown_game_is_a_404(ctx, client):

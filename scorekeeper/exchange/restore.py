@@ -17,6 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask_babel import gettext as _
+from flask_babel import ngettext
 
 from .. import records, rules, snapshots
 from ..extensions import db
@@ -87,7 +88,9 @@ def _refuse(problems: list[str]) -> None:
         shown = problems[:MAX_PROBLEMS_SHOWN]
         more = len(problems) - len(shown)
         if more:
-            shown.append(_("… and %(count)d more problems.", count=more))
+            shown.append(
+                ngettext("… and %(num)d more problem.", "… and %(num)d more problems.", more)
+            )
         raise ImportProblem(shown)
 
 

@@ -14,12 +14,20 @@ from flask_htmx import make_response as htmx_response
 from ..extensions import htmx
 from ..forms.access import LoginForm
 from ..forms.base import Form
-from .rendering import render
+from .rendering import render, safe_path
 
 bp = Blueprint("access", __name__)
 
 OPEN_ENDPOINTS = frozenset(
-    {"static", "main.healthz", "live.page", "live.board", "access.login", "access.logout"}
+    {
+        "static",
+        "main.healthz",
+        "main.language",
+        "live.page",
+        "live.board",
+        "access.login",
+        "access.logout",
+    }
 )
 
 
@@ -28,13 +36,6 @@ def _pass_mark() -> str:
     password = current_app.config["ACCESS_PASSWORD"].encode()
     key = current_app.config["SECRET_KEY"].encode()
     return hmac.new(key, password, hashlib.sha256).hexdigest()
-
-
-def _safe_next(target: str | None) -> str:
-    # Only paths of this site: never an open redirect to another host.
-    if target and target.startswith("/") and not target.startswith("//"):
-        return target
-    return url_for("main.home")
 
 
 def require_password() -> Response | None:
@@ -58,7 +59,7 @@ def login() -> Response:
         if hmac.compare_digest(given, current_app.config["ACCESS_PASSWORD"].encode()):
             session["access"] = _pass_mark()
             session.permanent = True
-            return redirect(_safe_next(form.next.data), 303)
+            return redirect(safe_path(form.next.data), 303)
         form.password.errors.append(_("That is not the password."))
     status = 422 if form.is_submitted() else 200
     return render("access/login.html", None, status, form=form)

@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, flash, redirect, request, url_for
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .. import exchange, queries, records, rules
@@ -61,11 +62,13 @@ def load_game(game_id: int) -> Game:
 def played(game: Game) -> dict[str, Any]:
     """A past game with its rules, score sheet and names (every history page shows them)."""
     sheet = records.sheet_of(game)
+    names = records.player_names(game)
     return {
         "game": game,
         "game_rules": records.rules_of(game),
         "sheet": sheet,
-        "names": records.player_names(game),
+        "names": names,
+        "winner_names": [names[seat] for seat in sheet.winners],
         "highlighted": sheet.highlighted(game.status == GameStatus.IN_PROGRESS),
     }
 
@@ -167,13 +170,17 @@ def restore() -> Response:
     except exchange.ImportProblem as problem:
         form.backup.errors = list(problem.problems)
         return render("history/backup.html", None, 422, form=form, result=None)
+    added = ngettext("%(num)d game added", "%(num)d games added", result.games_added)
+    players = ngettext("%(num)d player added", "%(num)d players added", result.players_added)
+    skipped = ngettext(
+        "%(num)d game was already here", "%(num)d games were already here", result.games_skipped
+    )
     flash(
         _(
-            "Restored: %(games)d games and %(players)d players added; "
-            "%(skipped)d games were already here.",
-            games=result.games_added,
-            players=result.players_added,
-            skipped=result.games_skipped,
+            "Restored: %(games)s, %(players)s; %(skipped)s.",
+            games=added,
+            players=players,
+            skipped=skipped,
         ),
         "restore",
     )

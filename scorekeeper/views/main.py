@@ -1,9 +1,11 @@
 """The home page and the health check."""
 
-from flask import Blueprint, Response, current_app, send_from_directory
+from flask import Blueprint, Response, current_app, redirect, request, send_from_directory
 
 from .. import queries
-from .rendering import render
+from ..forms.base import Form
+from ..i18n import LANGUAGE_COOKIE, LANGUAGES, YEAR
+from .rendering import render, safe_path
 
 bp = Blueprint("main", __name__)
 
@@ -34,3 +36,13 @@ def healthz() -> Response:
     # Touches the database so a proxy's health probe notices a lost connection.
     queries.ping()
     return Response("ok\n", mimetype="text/plain", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/language")
+def language() -> Response:
+    """Show the app in the language chosen (kept for a year), back on the same page."""
+    response = redirect(safe_path(request.form.get("next")), 303)
+    chosen = request.form.get("lang")
+    if Form().validate_on_submit() and chosen in LANGUAGES:
+        response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=YEAR, samesite="Lax")
+    return response

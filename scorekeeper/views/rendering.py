@@ -5,10 +5,12 @@ Not a blueprint: every blueprint may use it, and it imports none of them.
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
-from flask import Response, make_response, render_template
+from flask import Response, make_response, render_template, url_for
 
 from ..extensions import htmx
 
@@ -33,3 +35,23 @@ def render(
 def new_request_key() -> str:
     """A fresh key for one rendered form: its retries and double taps share it."""
     return secrets.token_urlsafe(16)
+
+
+# Anything a browser could read as another host: a scheme or "//" (after decoding, and with
+# backslashes, which browsers treat as slashes), or control characters and spaces, which
+# browsers drop from a Location header ("/\t/evil.example" becomes "//evil.example").
+_UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
+
+
+def safe_path(target: str | None) -> str:
+    """``target`` when it is a path of this site, else the home page: never an open
+    redirect to another host."""
+    if target and target.startswith("/"):
+        for candidate in (target, unquote(target), unquote(unquote(target))):
+            if _UNSAFE.search(candidate) or candidate.startswith("//"):
+                break
+            if urlsplit(candidate).netloc or urlsplit(candidate).scheme:
+                break
+        else:
+            return target
+    return url_for("main.home")

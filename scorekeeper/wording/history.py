@@ -21,6 +21,7 @@ from flask_babel import lazy_gettext as _l
 from .. import rules
 from ..models import Change, ChangeAction, GameStatus
 from . import messages
+from .formats import names_list
 
 STATUS_LABELS = {
     GameStatus.IN_PROGRESS: _l("In progress"),
@@ -252,10 +253,10 @@ def _create_game(change: Change, names: Sequence[str]) -> str:
     if isinstance(first, int) and 0 <= first < len(shown):
         return _(
             "Game started: %(players)s; %(dealer)s dealt first",
-            players=", ".join(shown),
+            players=names_list(shown),
             dealer=shown[first],
         )
-    return _("Game started: %(players)s", players=", ".join(shown))
+    return _("Game started: %(players)s", players=names_list(shown))
 
 
 def _set_trump(change: Change, names: Sequence[str]) -> str:

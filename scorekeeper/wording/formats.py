@@ -1,0 +1,26 @@
+"""Numbers, points and lists as the viewer's language writes them (through Babel)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from babel.lists import format_list
+from flask_babel import format_decimal, get_locale
+
+
+def names_list(items: Iterable[object]) -> str:
+    """Names or phrases joined as the language joins a list ("Ann, Bob and Cy")."""
+    words = [str(item) for item in items]
+    if not words:
+        return ""
+    return format_list(words, locale=get_locale() or "en")
+
+
+def signed(points: int) -> str:
+    """Points of a round with their sign: "+40", "−10" (the language's minus and digits)."""
+    return format_decimal(points, format="+#,##0;-#,##0")
+
+
+def one_decimal(value: float) -> str:
+    """A number with one decimal, in the language's decimal mark ("2,5" in German)."""
+    return format_decimal(value, format="#,##0.0")
