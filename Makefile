@@ -8,7 +8,11 @@ export FLASK_APP := scorekeeper
 # The rules module's own tests run first, alone, under branch coverage (it must be 100 %).
 RULES_TESTS := tests/test_rules.py tests/test_rules_properties.py
 
-.PHONY: run test lint format bench clean
+# Translation catalogues, compiled whenever a .po is newer than its .mo.
+CATALOGUES := $(wildcard scorekeeper/translations/*/LC_MESSAGES/messages.po)
+COMPILED := $(CATALOGUES:.po=.mo)
+
+.PHONY: run test lint format bench clean translations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,14 +26,23 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 
+%.mo: %.po | $(BIN)/python
+	$(BIN)/python -c "import hatch_build, pathlib; hatch_build.compile_catalogue(pathlib.Path('$<'))"
+
+## translations: extract the messages, merge them into every catalogue, compile them
+translations: $(VENV)/.installed-test
+	$(BIN)/pybabel extract -F babel.cfg -k _l -k _simple -k lazy_gettext -o scorekeeper/translations/messages.pot .
+	$(BIN)/pybabel update -i scorekeeper/translations/messages.pot -d scorekeeper/translations --no-fuzzy-matching --ignore-obsolete
+	$(BIN)/python -c "import hatch_build, pathlib; hatch_build.compile_catalogues(pathlib.Path('.'))"
+
 ## run: set up .venv, migrate the database, serve on 0.0.0.0:$(PORT) and print the phone address
-run: $(VENV)/.installed-run
+run: $(VENV)/.installed-run $(COMPILED)
 	$(BIN)/flask db upgrade
 	$(BIN)/flask announce --port $(PORT)
 	exec $(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --threads 4 --access-logfile - 'scorekeeper:create_app()'
 
 ## test: set up .venv with the test extras, lint, check formatting and layers, run the suite
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test $(COMPILED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports

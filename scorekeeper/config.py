@@ -116,6 +116,8 @@ def configure(app: Flask, overrides: dict | None) -> None:
         # The instance's language and time zone, for browsers that do not say theirs.
         LANGUAGE="en",
         TIMEZONE="UTC",
+        # "classic" (♣ ♦ ♥ ♠) or "colours" (the four colours of the editions that print them).
+        SUIT_STYLE="classic",
         MAX_CONTENT_LENGTH=50 * 1024 * 1024,
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",

@@ -10,7 +10,7 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 import sqlalchemy as sa
@@ -91,18 +91,21 @@ def all_games() -> Sequence[Game]:
 # --- the games list and its filters --------------------------------------------------------
 
 
-def day_start(day: date) -> datetime:
-    """The first moment of a day (UTC)."""
-    return datetime.combine(day, time.min, tzinfo=UTC)
+def day_start(day: date, zone: tzinfo = UTC) -> datetime:
+    """The first moment of a day in the viewer's time zone, as a UTC time (stored times are
+    UTC)."""
+    return datetime.combine(day, time.min, tzinfo=zone).astimezone(UTC)
 
 
-def period_conditions(date_from: date | None, date_to: date | None) -> list[Any]:
-    """Games started within the days given (UTC), both ends included."""
+def period_conditions(
+    date_from: date | None, date_to: date | None, zone: tzinfo = UTC
+) -> list[Any]:
+    """Games started within the days given (the viewer's days), both ends included."""
     conditions = []
     if date_from:
-        conditions.append(Game.created_at >= day_start(date_from))
+        conditions.append(Game.created_at >= day_start(date_from, zone))
     if date_to:
-        conditions.append(Game.created_at < day_start(date_to + timedelta(days=1)))
+        conditions.append(Game.created_at < day_start(date_to + timedelta(days=1), zone))
     return conditions
 
 
@@ -116,10 +119,11 @@ class GameFilter:
     bid_rule: str | None = None
     date_from: date | None = None
     date_to: date | None = None
+    zone: tzinfo = UTC
 
     def conditions(self) -> list[Any]:
         """The filter as WHERE conditions on games."""
-        conditions = period_conditions(self.date_from, self.date_to)
+        conditions = period_conditions(self.date_from, self.date_to, self.zone)
         if self.player_id is not None:
             conditions.append(Game.seats.any(Seat.player_id == self.player_id))
         if self.status:

@@ -115,7 +115,15 @@
   // --- Installable: an offline notice instead of the browser's error page. ---
   if ("serviceWorker" in navigator) {
     window.addEventListener("load", function () {
-      navigator.serviceWorker.register("/sw.js").catch(function () { /* not a secure page */ });
+      navigator.serviceWorker.register("/sw.js").then(function () {
+        // The offline notice is kept in the language it was fetched in: renew it on a change.
+        var lang = document.documentElement.lang;
+        var worker = navigator.serviceWorker.controller;
+        if (worker && window.localStorage && localStorage.getItem("offline-lang") !== lang) {
+          worker.postMessage("refresh-offline");
+          localStorage.setItem("offline-lang", lang);
+        }
+      }).catch(function () { /* not a secure page */ });
     });
   }
 

@@ -16,6 +16,13 @@ self.addEventListener("activate", function (event) {
   }).then(function () { return self.clients.claim(); }));
 });
 
+// The page asks for a fresh offline notice when the language changed (it is cached as served).
+self.addEventListener("message", function (event) {
+  if (event.data === "refresh-offline") {
+    event.waitUntil(caches.open(CACHE).then(function (cache) { return cache.add(OFFLINE); }));
+  }
+});
+
 self.addEventListener("fetch", function (event) {
   var request = event.request;
   if (request.method !== "GET") return;

@@ -124,6 +124,17 @@ def test_csv_has_a_row_per_player_per_round_with_scores_from_the_sheet(client, c
             assert not value.startswith(("=", "+", "-", "@", "\t", "\r"))
 
 
+@pytest.mark.parametrize(("language", "separator"), [("en", ","), ("de", ";"), ("pt", ";")])
+def test_csv_uses_the_separator_of_the_language_s_spreadsheets(client, ctx, language, separator):
+    game_id = make_game(["Ann", "Bob", "Cy"], ROUNDS, game_rules=THREE).id
+    client.set_cookie("lang", language)
+    text = client.get(f"/history/{game_id}/export.csv").get_data(as_text=True)
+    rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff")), delimiter=separator))
+    assert rows[0][:3] == ["game", "date", "round"]
+    assert len(rows) == 10
+    assert all(len(row) == len(rows[0]) for row in rows)
+
+
 # --------------------------------------------------------------------------------------------
 # JSON export
 # --------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import json
 
 
 def test_manifest_names_the_app_and_its_icons(client):
-    with client.get("/static/manifest.webmanifest") as response:
+    with client.get("/manifest.webmanifest") as response:
         assert response.status_code == 200
         assert response.mimetype == "application/manifest+json"
         manifest = json.loads(response.data)

@@ -401,7 +401,7 @@ def test_installed_wheel_serves_every_page_from_outside_the_checkout(installed, 
         "/healthz",
         "/static/app.css",
         "/static/vendor/htmx.min.js",
-        "/static/manifest.webmanifest",
+        "/manifest.webmanifest",
         "/sw.js",
     ]
     answers = {path: get(port, path) for path in pages}

@@ -58,13 +58,16 @@ def neutralise(cell: object) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def game_csv(game: Game) -> str:
-    """One row per player per round; every number comes from the rules module's sheet."""
+def game_csv(game: Game, delimiter: str = ",") -> str:
+    """One row per player per round; every number comes from the rules module's sheet.
+
+    ``delimiter`` is the separator the reader's spreadsheet expects (";" where the decimal
+    mark is a comma)."""
     sheet = records.sheet_of(game)
     names = records.player_names(game)
     scored = [r for r in game.rounds if r.state == RoundState.SCORED]
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     date = timestamp(game.created_at)
     for round_, row in zip(scored, sheet.rows, strict=True):

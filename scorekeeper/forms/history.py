@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from flask_babel import get_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf.file import FileField, FileRequired
@@ -109,6 +110,7 @@ class GamesFilter(PeriodFilter):
             bid_rule=self.bid_rule.data or None,
             date_from=self.date_from.data,
             date_to=self.date_to.data,
+            zone=get_timezone(),
         )
 
 

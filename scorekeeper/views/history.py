@@ -15,6 +15,7 @@ from ..models import Game, GameStatus
 from ..reports import charts
 from ..wording import history as history_words
 from ..wording import messages
+from ..wording.formats import csv_separator
 from .rendering import render
 
 bp = Blueprint("history", __name__, url_prefix="/history")
@@ -139,7 +140,7 @@ def file_stem(game: Game) -> str:
 def export_csv(game_id: int) -> Response:
     game = load_game(game_id)
     # A byte-order mark makes spreadsheet programs read the names as UTF-8.
-    body = "\ufeff" + exchange.game_csv(game)
+    body = "\ufeff" + exchange.game_csv(game, delimiter=csv_separator())
     return download(body, "text/csv", file_stem(game) + ".csv")
 
 

@@ -1,10 +1,15 @@
 """The home page and the health check."""
 
-from flask import Blueprint, Response, current_app, redirect, request, send_from_directory
+import json
+
+from flask import Blueprint, Response, current_app, redirect, request, send_from_directory, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
 
 from .. import queries
 from ..forms.base import Form
 from ..i18n import LANGUAGE_COOKIE, LANGUAGES, YEAR
+from ..wording.rules_page import rule_groups
 from .rendering import render, safe_path
 
 bp = Blueprint("main", __name__)
@@ -14,6 +19,55 @@ bp = Blueprint("main", __name__)
 def home() -> Response:
     """What the app does, games to go back to, and the way to start one."""
     return render("main/home.html", in_progress=queries.games_in_progress(limit=5))
+
+
+@bp.get("/rules")
+def rules_page() -> Response:
+    """Every variant the app offers, explained: what it changes and how the app applies it."""
+    return render("main/rules.html", groups=rule_groups())
+
+
+@bp.get("/manifest.webmanifest")
+def manifest() -> Response:
+    """The web app manifest, in the viewer's language (for installing on the home screen)."""
+    icon = "icon-maskable-{0}.png"
+    data = {
+        "name": _("Wizard Scorekeeper"),
+        "short_name": _("Wizard"),
+        "description": _("Keeps score for the card game Wizard at the table."),
+        "lang": str(get_locale()),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#f6f3ec",
+        "theme_color": "#2f4a6d",
+        "icons": [
+            {
+                "src": url_for("static", filename="icon.svg"),
+                "sizes": "any",
+                "type": "image/svg+xml",
+            }
+        ]
+        + [
+            {"src": url_for("static", filename=f"icon-{size}.png"), "sizes": f"{size}x{size}"}
+            | {"type": "image/png"}
+            for size in (192, 512)
+        ]
+        + [
+            {
+                "src": url_for("static", filename=icon.format(size)),
+                "sizes": f"{size}x{size}",
+                "type": "image/png",
+                "purpose": "maskable",
+            }
+            for size in (192, 512)
+        ],
+    }
+    response = current_app.response_class(
+        json.dumps(data, ensure_ascii=False), mimetype="application/manifest+json"
+    )
+    response.vary.update(("Accept-Language", "Cookie"))
+    return response
 
 
 @bp.get("/offline")

@@ -3,6 +3,7 @@
 from typing import Any
 
 from flask import Blueprint, Response, request
+from flask_babel import get_timezone
 
 from .. import queries
 from ..forms.history import PeriodFilter
@@ -24,6 +25,6 @@ def player(player_id: int) -> Response:
     context: dict[str, Any] = {"player": found, "form": form, "stats": None}
     if not form.validate():
         return render("players/player.html", "players/_stats.html", 422, **context)
-    conditions = queries.period_conditions(form.date_from.data, form.date_to.data)
+    conditions = queries.period_conditions(form.date_from.data, form.date_to.data, get_timezone())
     context["stats"] = stats.player_stats(found.id, queries.played_games(found.id, conditions))
     return render("players/player.html", "players/_stats.html", **context)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from babel.lists import format_list
+from babel.numbers import get_decimal_symbol
 from flask_babel import format_decimal, get_locale
 
 
@@ -19,6 +20,12 @@ def names_list(items: Iterable[object]) -> str:
 def signed(points: int) -> str:
     """Points of a round with their sign: "+40", "−10" (the language's minus and digits)."""
     return format_decimal(points, format="+#,##0;-#,##0")
+
+
+def csv_separator() -> str:
+    """The separator a spreadsheet of the viewer's language expects in a CSV file: ";" where
+    the decimal mark is a comma (German, French, …), else ","."""
+    return ";" if get_decimal_symbol(get_locale() or "en") == "," else ","
 
 
 def one_decimal(value: float) -> str:

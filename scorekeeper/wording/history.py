@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from flask_babel import format_datetime, format_time, ngettext, to_user_timezone
+from flask_babel import format_datetime, format_time, ngettext, pgettext, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
@@ -156,7 +156,7 @@ def steps_summary(actions: Iterable[str]) -> str:
         elif action == ChangeAction.BID:
             words.append(ngettext("%(num)d bid", "%(num)d bids", count))
         elif action == ChangeAction.BIDS:
-            words.append(_("bids"))
+            words.append(pgettext("a step of a round in the history", "bids"))
         elif action == ChangeAction.TAKE_BACK_BID:
             words.append(ngettext("%(num)d bid taken back", "%(num)d bids taken back", count))
         elif action == ChangeAction.WEREWOLF:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from flask import current_app, has_app_context
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -107,6 +108,16 @@ _SUIT_NAMES = {
     rules.Suit.DIAMONDS: _l("Diamonds"),
     rules.Suit.HEARTS: _l("Hearts"),
     rules.Suit.SPADES: _l("Spades"),
+}
+# Editions that print four colours (each a people: humans, elves, dwarves, giants) instead of
+# ♣ ♦ ♥ ♠; an instance shows them with SUIT_STYLE = "colours". The app stores suits the same.
+SUIT_STYLES = ("classic", "colours")
+_COLOUR_SYMBOL = "●"
+_COLOUR_NAMES = {
+    rules.Suit.CLUBS: _l("Green"),
+    rules.Suit.DIAMONDS: _l("Yellow"),
+    rules.Suit.HEARTS: _l("Red"),
+    rules.Suit.SPADES: _l("Blue"),
 }
 _CAUSE_LABELS = {
     rules.TrumpCause.SUIT: _l("Suit card"),
@@ -212,16 +223,21 @@ def reveal_explanation(reveal: rules.BidReveal | str) -> str:
     return _lookup(_REVEAL_EXPLANATIONS, reveal)
 
 
+def colour_suits() -> bool:
+    """Whether this instance shows the suits as the editions' four colours."""
+    return has_app_context() and current_app.config.get("SUIT_STYLE") == "colours"
+
+
 def trump_symbol(suit: rules.Suit | str | None) -> str:
-    """The suit's symbol (♣ ♦ ♥ ♠), or "No trump"."""
+    """The suit's symbol (♣ ♦ ♥ ♠, or a coloured dot), or "No trump"."""
     if suit is None or str(suit) not in _SUIT_SYMBOLS:
         return _("No trump")
-    return _SUIT_SYMBOLS[rules.Suit(suit)]
+    return _COLOUR_SYMBOL if colour_suits() else _SUIT_SYMBOLS[rules.Suit(suit)]
 
 
 def suit_name(suit: rules.Suit | str) -> str:
-    """The suit's name: "Clubs", "Diamonds", "Hearts", "Spades"."""
-    return _lookup(_SUIT_NAMES, suit)
+    """The suit's name: "Clubs", "Diamonds", "Hearts", "Spades" (or "Green", "Red", …)."""
+    return _lookup(_COLOUR_NAMES if colour_suits() else _SUIT_NAMES, suit)
 
 
 def trump_label(suit: rules.Suit | str | None) -> str:

@@ -1,0 +1,334 @@
+"""Languages: complete catalogues, choosing the language, formats, time zones, and no
+visible string outside the catalogues (a pseudo-locale crawl of every page state)."""
+
+import html
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from flask import Flask
+
+from scorekeeper import create_app, i18n, rules
+from scorekeeper.extensions import babel, db
+from scorekeeper.models import Game, Player
+from tests.conftest import make_config
+from tests.factories import make_game, new_game
+from tests.play_helpers import bid, play_round, text, trump
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSLATIONS = ROOT / "scorekeeper" / "translations"
+LANGUAGES = [code for code in i18n.LANGUAGES if code != "en"]
+PLACEHOLDER = re.compile(r"%(?:\([a-z_]+\))?[-+ #0-9.]*[sdif%]")
+
+
+# --- the catalogues ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Every message of the code and templates as they are now (a fresh pybabel extract)."""
+    pot = tmp_path_factory.mktemp("pot") / "messages.pot"
+    keywords = ["-k", "_l", "-k", "_simple", "-k", "lazy_gettext"]
+    command = [sys.executable, "-m", "babel.messages.frontend", "-q", "extract"]
+    subprocess.run(
+        [*command, "-F", "babel.cfg", *keywords, "-o", str(pot), "."], cwd=ROOT, check=True
+    )
+    with pot.open("rb") as file:
+        return {message.id: message for message in read_po(file) if message.id}
+
+
+def catalogue(language: str):
+    with (TRANSLATIONS / language / "LC_MESSAGES" / "messages.po").open("rb") as file:
+        return read_po(file, locale=language)
+
+
+def placeholders(text: str) -> list[str]:
+    return sorted(PLACEHOLDER.findall(text))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_message_is_translated_with_the_same_placeholders(extracted, language):
+    found = catalogue(language)
+    missing, fuzzy, untranslated, mismatched = [], [], [], []
+    for key, message in extracted.items():
+        entry = found.get(key, context=message.context)
+        if entry is None:
+            missing.append(key)
+            continue
+        if entry.fuzzy:
+            fuzzy.append(key)
+        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        sources = message.id if isinstance(message.id, tuple) else (message.id,)
+        if not all(strings):
+            untranslated.append(key)
+            continue
+        # Each form keeps the placeholders of the English form it stands for.
+        wanted = {tuple(placeholders(source)) for source in sources}
+        for string in strings:
+            if tuple(placeholders(string)) not in wanted:
+                # The one-round singular may leave out its number, as English does.
+                if not (len(sources) > 1 and set(placeholders(string)) <= set(wanted.pop())):
+                    mismatched.append((key, string))
+                wanted = {tuple(placeholders(source)) for source in sources}
+    assert missing == [], f"{language}: not in the catalogue"
+    assert fuzzy == [], f"{language}: fuzzy"
+    assert untranslated == [], f"{language}: untranslated"
+    assert mismatched == [], f"{language}: placeholders differ"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_language_has_a_glossary(language):
+    glossary = ROOT / "docs" / f"glossary-{language}.md"
+    assert glossary.exists()
+    assert len(glossary.read_text().splitlines()) > 20
+
+
+# --- choosing the language -----------------------------------------------------------------
+
+
+def test_the_browser_language_is_used_and_html_lang_follows(client):
+    page = text(client.get("/rules", headers={"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}))
+    assert '<html lang="de">' in page
+    assert "Sprache" in page  # the switch's label
+
+
+def test_a_brazilian_browser_gets_portuguese(client):
+    page = text(client.get("/rules", headers={"Accept-Language": "pt-BR"}))
+    assert '<html lang="pt">' in page
+
+
+def test_the_switch_keeps_the_choice_over_the_browser_language(client):
+    response = client.post("/language", data={"lang": "it", "next": "/rules"})
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/rules"
+    page = text(client.get("/rules", headers={"Accept-Language": "fr"}))
+    assert '<html lang="it">' in page
+
+
+@pytest.mark.parametrize("target", ["//evil.example", "/\\evil.example", "/%2F/evil.example"])
+def test_the_switch_never_sends_anyone_to_another_site(client, target):
+    response = client.post("/language", data={"lang": "es", "next": target})
+    assert response.headers["Location"] == "/"
+
+
+def test_an_unknown_language_is_ignored(client):
+    response = client.post("/language", data={"lang": "xx", "next": "/"})
+    assert "lang=" not in response.headers.get("Set-Cookie", "")
+    assert '<html lang="en">' in text(client.get("/"))
+
+
+def test_the_instance_language_serves_browsers_that_say_nothing(sqlite_uri):
+    app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, LANGUAGE="es"))
+    with app.app_context():
+        db.create_all()
+    assert '<html lang="es">' in text(app.test_client().get("/rules"))
+
+
+def test_the_manifest_and_the_offline_page_speak_the_language(client):
+    client.set_cookie("lang", "de")
+    manifest = client.get("/manifest.webmanifest").get_json()
+    assert manifest["lang"] == "de"
+    assert manifest["description"] != "Keeps score for the card game Wizard at the table."
+    offline = text(client.get("/offline"))
+    assert '<html lang="de">' in offline
+    assert "No connection" not in offline
+
+
+def test_a_round_in_german_uses_the_edition_s_words(app, client):
+    with app.app_context():
+        game_id = new_game()
+        trump(client, game_id, 1)
+    client.set_cookie("lang", "de")
+    page = text(client.get(f"/games/{game_id}"))
+    assert "Runde 1" in page
+    assert "Herz" in page
+
+
+# --- formats -------------------------------------------------------------------------------
+
+
+def test_points_averages_and_names_follow_the_language(app, client):
+    with app.app_context():
+        game_id = new_game(("Ann", "Bob", "Cara"), bid_rule="free")
+        play_round(client, game_id, 1, 0, [1, 0, 0], [0, 1, 0])
+    assert "+20" in text(client.get(f"/games/{game_id}/sheet"))
+    client.set_cookie("lang", "de")
+    assert "Ann, Bob und Cara" in text(client.get("/"))
+    client.set_cookie("lang", "fr")
+    assert "Ann, Bob et Cara" in text(client.get("/"))
+
+
+# --- time zones ----------------------------------------------------------------------------
+
+LATE_EVENING_IN_SAO_PAULO = datetime(2024, 6, 2, 1, 30, tzinfo=UTC)  # 1 June 22:30 there
+
+
+@pytest.mark.parametrize(
+    ("zone", "day", "time"),
+    [
+        ("America/Sao_Paulo", "Jun 1, 2024", "10:30 PM"),
+        ("Asia/Tokyo", "Jun 2, 2024", "10:30 AM"),
+    ],
+)
+def test_times_and_days_are_the_viewer_s(app, client, zone, day, time):
+    with app.app_context():
+        start = {"action": "create_game", "after": {"players": ["Ann", "Bob", "Cy"]}}
+        game_id = make_game(created_at=LATE_EVENING_IN_SAO_PAULO, changes=[start]).id
+    client.set_cookie("tz", zone)
+    assert day in text(client.get("/history/"))
+    game_page = text(client.get(f"/history/{game_id}"))
+    assert f"Game of {day}" in game_page
+    assert time in game_page
+    local_day = "2024-06-01" if zone == "America/Sao_Paulo" else "2024-06-02"
+    found = text(client.get(f"/history/?date_from={local_day}&date_to={local_day}"))
+    assert "1 game" in found
+    other_day = "2024-06-02" if zone == "America/Sao_Paulo" else "2024-06-01"
+    assert "0 games" in text(client.get(f"/history/?date_from={other_day}&date_to={other_day}"))
+
+
+def test_an_unknown_zone_falls_back_to_the_instance_s(app, client):
+    with app.app_context():
+        make_game(created_at=LATE_EVENING_IN_SAO_PAULO)
+    client.set_cookie("tz", "Mars/Olympus_Mons")
+    assert "Jun 2, 2024" in text(client.get("/history/"))
+
+
+def test_suits_can_be_shown_as_the_editions_colours(sqlite_uri):
+    app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, SUIT_STYLE="colours"))
+    with app.app_context():
+        db.create_all()
+        game_id = new_game()
+    page = text(app.test_client().get(f"/games/{game_id}"))
+    assert "Green" in page
+    assert "Clubs" not in page
+
+
+# --- pseudo-locale crawl -------------------------------------------------------------------
+
+OPEN, CLOSE = "⟦", "⟧"
+# What a page may show that is not the app's wording: the test's names, the language names of
+# the switch (each in itself), the brand of the other games, and the dates Babel writes.
+ALLOWED = re.compile(
+    r"^(Ann|Bob|Cara|Cy|Dan|Eve|English|Português|Español|Italiano|Deutsch|Français|"
+    r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|AM|PM|and)$"
+)
+
+
+@pytest.fixture
+def pseudo_app(sqlite_uri: str, tmp_path: Path, extracted: dict) -> Iterator[Flask]:
+    """The app in a pseudo-language: every message of the code is wrapped in ⟦ ⟧."""
+    template = Catalog(locale="en")
+    for message in extracted.values():
+        template[message.id] = message
+    for message in template:
+        if not message.id:
+            continue
+        if isinstance(message.id, tuple):
+            message.string = tuple(OPEN + form + CLOSE for form in (*message.id, message.id[1]))
+        else:
+            message.string = OPEN + message.id + CLOSE
+    folder = tmp_path / "pseudo" / "en" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / "messages.mo").open("wb") as file:
+        write_mo(file, template)
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=sqlite_uri,
+            BABEL_TRANSLATION_DIRECTORIES=str(tmp_path / "pseudo"),
+        )
+    )
+    # Flask-Babel caches catalogues per language for the whole process, not per app.
+    cache = babel.domain_instance.cache
+    cache.clear()
+    with app.app_context():
+        db.create_all()
+        yield app
+        db.session.remove()
+    cache.clear()
+
+
+def visible_words(page: str) -> list[str]:
+    """The words a person sees or hears that no catalogue message wraps."""
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    spoken = re.findall(r'(?:aria-label|title|placeholder|alt)="([^"]*)"', page)
+    body = re.sub(r"<[^>]+>", " ", page)
+    shown = html.unescape(" ".join([body, *spoken]))
+    # Messages nest (a label inside a sentence): take out the innermost first.
+    innermost = re.compile(re.escape(OPEN) + "[^" + OPEN + CLOSE + "]*" + re.escape(CLOSE))
+    outside, count = shown, 1
+    while count:
+        outside, count = innermost.subn(" ", outside)
+    outside = re.sub(r"https?://\S+", " ", outside)
+    words = re.findall(r"[^\W\d_]{2,}", outside)
+    return [word for word in words if not ALLOWED.match(word)]
+
+
+def page_states(client, game_id: int, finished_id: int, player_id: int, token: str) -> list:
+    return [
+        "/",
+        "/games/new",
+        "/rules",
+        "/offline",
+        f"/games/{game_id}",
+        f"/games/{game_id}/sheet",
+        f"/games/{game_id}/rounds/1/edit",
+        f"/games/{game_id}/share",
+        f"/live/{token}",
+        f"/games/{finished_id}",
+        "/history/",
+        "/history/?date_from=nonsense",
+        f"/history/{finished_id}",
+        f"/history/{finished_id}/replay?round=1",
+        "/history/backup",
+        "/players/",
+        f"/players/{player_id}",
+        "/games/999999",
+    ]
+
+
+def test_no_visible_string_is_outside_the_catalogues(pseudo_app):
+    client = pseudo_app.test_client()
+    jubilee = rules.JubileeCards(bomb=True, cloud=True, werewolf=True)
+    game_id = new_game(bid_rule="free", jubilee=jubilee)
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    trump(client, game_id, 2)
+    bid(client, game_id, 2, 2, 1)
+    tricks_id = new_game(("Ann", "Bob", "Cara", "Dan"), bid_rule="plus_minus_one")
+    trump(client, tricks_id, 1)
+    for seat, value in ((1, 0), (2, 1), (3, 0)):
+        bid(client, tricks_id, 1, seat, value)
+    hidden_id = new_game(bid_rule="free", bid_reveal="secret")
+    trump(client, hidden_id, 1)
+    custom_id = new_game(plan=rules.RoundPlan("custom", custom=(1, 2, 3)))
+    finished_id = new_game(bid_rule="free", plan=rules.RoundPlan("first_n", rounds=1))
+    play_round(client, finished_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    game = db.session.get(Game, game_id)
+    player_id = db.session.scalar(db.select(Player.id).where(Player.name == "Ann"))
+    urls = page_states(client, game_id, finished_id, player_id, game.live_token)
+    urls += [f"/games/{tricks_id}", f"/games/{hidden_id}", f"/games/{custom_id}/plan"]
+    pages = {url: client.get(url) for url in urls}
+    refused = {
+        "a forbidden bid": client.post(
+            f"/games/{tricks_id}/rounds/1/bid", data={"version": 5, "seat": 0, "bid": 0}
+        ),
+        "tricks that do not add up": client.post(
+            f"/games/{tricks_id}/rounds/1/tricks", data={"version": 0, "tricks_0": 1}
+        ),
+        "setup with one player": client.post(
+            "/games/new", data={"action": "start", "seats": ["Ann"], "plan": "custom"}
+        ),
+        "a filter with a bad date": client.get("/history/?date_from=nonsense"),
+    }
+    leaks = {}
+    for where, response in (pages | refused).items():
+        words = visible_words(text(response))
+        if words:
+            leaks[where] = sorted(set(words))
+    assert leaks == {}
