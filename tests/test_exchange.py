@@ -15,8 +15,9 @@ from scorekeeper import create_app, exchange, rules, snapshots
 from scorekeeper.exchange import schema as exchange_schema
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, Entry, Game, Player, Round
+from tests import play_helpers as play
 from tests.conftest import make_config
-from tests.factories import make_game, random_rounds
+from tests.factories import make_game, new_game, random_rounds
 
 THREE = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="free")
 ROUNDS = [((1, 0, 0), (1, 0, 0)), ((0, 1, 1), (0, 2, 0)), ((2, 0, 2), (2, 0, 1))]
@@ -493,3 +494,86 @@ def test_many_problems_are_cut_to_a_readable_list(ctx):
     assert len(problems) == exchange.MAX_PROBLEMS_SHOWN + 1
     assert problems[0] == "game 1, round 1: unknown round state."
     assert problems[-1] == "… and 2 more problems."
+
+
+# --------------------------------------------------------------------------------------------
+# Hostile or odd backups (issue 12)
+# --------------------------------------------------------------------------------------------
+
+
+def fresh_instance(tmp_path, name: str = "fresh"):
+    """A second, empty instance of the app (its own SQLite file)."""
+    other = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / name}.db"))
+    with other.app_context():
+        db.create_all()
+    return other
+
+
+def secret_game_with_bids_in(client) -> int:
+    """A secret-bid game: round 1 scored (bids 1, 0, 0), round 2's bids in (2, 0, 1)."""
+    game_id = new_game(bid_rule="free", bid_reveal="secret")
+    play.play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    play.trump(client, game_id, 2)
+    response = play.post(client, game_id, "rounds/2/bids", {"bid_0": 2, "bid_1": 0, "bid_2": 1})
+    assert response.status_code == 303
+    return game_id
+
+
+def snapshot_bids(game: dict, number: int) -> list:
+    """Every bid and Cloud bid of round ``number`` in a game record's history snapshots."""
+    found = []
+    for change in game["history"]:
+        for state in (change["before"], change["after"]):
+            for snapshot in (state or {}).get("rounds", []):
+                if snapshot["number"] == number:
+                    found += snapshot["bids"] + snapshot["cloud_bid"]
+    return found
+
+
+def test_the_backup_hides_unrevealed_secret_bids_like_the_game_export(ctx, client):
+    game_id = secret_game_with_bids_in(client)
+    backup = json.loads(client.get("/history/backup.json").data)
+    (game,) = backup["games"]
+    assert [(e["bid"], e["cloud_bid"]) for e in game["rounds"][1]["entries"]] == [(None, None)] * 3
+    assert snapshot_bids(game, 2)
+    assert set(snapshot_bids(game, 2)) == {None}
+    # The scored round keeps its bids, in the round and in its history.
+    assert [e["bid"] for e in game["rounds"][0]["entries"]] == [1, 0, 0]
+    assert set(snapshot_bids(game, 1)) >= {0, 1}
+    exported = json.loads(client.get(f"/history/{game_id}/export.json").data)["games"][0]
+    assert (exported["rounds"], exported["history"]) == (game["rounds"], game["history"])
+    assert json.loads(exchange.backup_json())["games"][0]["rounds"] == game["rounds"]
+
+
+def test_a_restored_secret_round_comes_back_without_its_bids_and_can_be_bid_again(
+    ctx, client, tmp_path
+):
+    secret_game_with_bids_in(client)
+    backup = client.get("/history/backup.json").data
+    other = fresh_instance(tmp_path)
+    with other.app_context():
+        assert exchange.import_file(backup).games_added == 1
+        game_id = db.session.scalar(sa.select(Game.id))
+        round_2 = db.session.scalar(sa.select(Round).filter_by(game_id=game_id, number=2))
+        assert round_2.state == "bidding"
+        assert [(e.bid, e.cloud_bid) for e in round_2.entries] == [(None, None)] * 3
+        again = other.test_client()
+        response = play.post(again, game_id, "rounds/2/bids", {"bid_0": 1, "bid_1": 1, "bid_2": 0})
+        assert response.status_code == 303
+        assert play.tricks(again, game_id, 2, {0: 1, 1: 1, 2: 0}).status_code == 303
+        db.engine.dispose()
+
+
+def test_a_restored_secret_jester_bid_round_gets_its_zeros_back(ctx, client, tmp_path):
+    game_id = new_game(bid_rule="free", bid_reveal="secret", jester_bid=True)
+    play.trump(client, game_id, 1)
+    backup = client.get("/history/backup.json").data
+    assert [e["bid"] for e in json.loads(backup)["games"][0]["rounds"][0]["entries"]] == [None] * 3
+    other = fresh_instance(tmp_path)
+    with other.app_context():
+        exchange.import_file(backup)
+        game_id = db.session.scalar(sa.select(Game.id))
+        assert play.tricks(other.test_client(), game_id, 1, {0: 1, 1: 0, 2: 0}).status_code == 303
+        round_1 = db.session.scalar(sa.select(Round).filter_by(game_id=game_id, number=1))
+        assert [(e.bid, e.tricks) for e in round_1.entries] == [(0, 1), (0, 0), (0, 0)]
+        db.engine.dispose()

@@ -66,11 +66,13 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
     sheet = records.sheet_of(game)
     names = records.player_names(game)
     scored = [r for r in game.rounds if r.state == RoundState.SCORED]
+    secret = secret_rounds(game)
     out = io.StringIO()
     writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     date = timestamp(game.created_at)
     for round_, row in zip(scored, sheet.rows, strict=True):
+        hidden = row.number in secret  # never for a scored round; the one rule decides
         for seat, cell in enumerate(row.cells):
             changed = cell.effective_bid if cell.effective_bid != cell.bid else None
             values = (
@@ -82,8 +84,8 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
                 round_.trump or "none",
                 seat + 1,
                 names[seat],
-                cell.bid,
-                changed,
+                None if hidden else cell.bid,
+                None if hidden else changed,
                 cell.tricks,
                 "yes" if cell.made else "no",
                 cell.points,
@@ -94,7 +96,12 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
 
 
 def secret_rounds(game: Game) -> set[int]:
-    """Rounds whose bids nobody may see yet (secret bids before the tricks are in)."""
+    """Rounds whose bids nobody may see yet (secret bids before the tricks are in).
+
+    The one place every file written here asks (game CSV, game JSON and the backup), so a
+    bid not revealed yet never leaves the server; it is :func:`rules.bids_are_secret`'s
+    decision, round by round.
+    """
     game_rules = records.rules_of(game)
     return {
         round_.number
@@ -116,19 +123,14 @@ def without_secret_bids(state: Any, secret: set[int]) -> Any:
     return {**state, "rounds": rounds}
 
 
-def game_data(
-    game: Game,
-    *,
-    with_result: bool = False,
-    with_token: bool = False,
-    hide_secret_bids: bool = False,
-) -> dict:
+def game_data(game: Game, *, with_result: bool = False, with_token: bool = False) -> dict:
     """A game as JSON-ready data: its facts, and optionally the computed result.
 
-    ``hide_secret_bids`` blanks secret bids of the round being played (a download anyone at
-    the table can make); the host's backup keeps them so a restore loses nothing.
+    Secret bids of a round not scored yet are blanked, in the round and in every history
+    snapshot of it (:func:`secret_rounds`): in a game export anyone at the table can download
+    and in the host's backup alike. A restore brings such a round back without its bids.
     """
-    secret = secret_rounds(game) if hide_secret_bids else set()
+    secret = secret_rounds(game)
     data: dict[str, Any] = {
         "uid": game.uid,
         "status": game.status,
@@ -189,7 +191,7 @@ def dumps(data: Mapping) -> str:
 def game_json(game: Game) -> str:
     """One game as a file anyone at the table may download: secret bids stay hidden."""
     players = [seat.player for seat in game.seats]
-    data = game_data(game, with_result=True, hide_secret_bids=True)
+    data = game_data(game, with_result=True)
     return dumps(envelope("game", players, [data]))
 
 
@@ -199,7 +201,7 @@ def full_query() -> sa.Select[tuple[Game]]:
 
 
 def backup_json() -> str:
-    """Every player and every game, with history, as one file."""
+    """Every player and every game, with history, as one file (secret bids hidden too)."""
     players = db.session.scalars(sa.select(Player)).all()
     games = db.session.scalars(full_query().order_by(Game.created_at, Game.uid)).all()
     return dumps(envelope("backup", players, [game_data(g, with_token=True) for g in games]))

@@ -21,7 +21,7 @@ from flask_babel import ngettext
 
 from .. import records, rules, snapshots
 from ..extensions import db
-from ..models import Change, Game, Player, RoundState, Seat, name_key
+from ..models import Change, Game, Player, Round, RoundState, Seat, name_key
 from ..wording import messages
 from .schema import (
     FORMAT,
@@ -294,8 +294,11 @@ def _build_game(data: dict, players: Mapping[str, Player]) -> Game:
         game.live_token = data["live_token"]
     for position, name in enumerate(data["seats"]):
         game.seats.append(Seat(player=players[name_key(name)], position=position))
+    game_rules = rules.GameRules.from_dict(data["rules"])
     for round_data in data["rounds"]:
-        game.rounds.append(snapshots.round_from_export(round_data))
+        round_ = snapshots.round_from_export(round_data)
+        _bring_back_hidden_bids(round_, game_rules)
+        game.rounds.append(round_)
     for change in data.get("history", []):
         game.changes.append(
             Change(
@@ -308,6 +311,27 @@ def _build_game(data: dict, players: Mapping[str, Player]) -> Game:
             )
         )
     return game
+
+
+def _bring_back_hidden_bids(round_: Round, game_rules: rules.GameRules) -> None:
+    """A round whose secret bids the file left out (the export hides bids not revealed yet)
+    comes back as the table can go on with it: waiting for the bids again, or with the
+    Jester bid's zeros, which the rules decide. A round that kept its bids (a file written
+    before backups hid them) is left as it is."""
+    if not rules.bids_are_secret(game_rules, round_.state == RoundState.SCORED):
+        return
+    bidders = rules.bid_order(game_rules, round_.dealer)
+    entries = {entry.seat: entry for entry in round_.entries}
+    if all(seat in entries and entries[seat].bid is not None for seat in bidders):
+        return
+    if game_rules.jester_bid:
+        for seat in bidders:
+            if seat in entries:
+                entries[seat].bid = 0
+        return
+    round_.state = RoundState.BIDDING
+    for entry in round_.entries:
+        entry.bid = entry.cloud_bid = None
 
 
 def import_file(raw: bytes) -> ImportResult:
