@@ -577,3 +577,29 @@ def test_a_restored_secret_jester_bid_round_gets_its_zeros_back(ctx, client, tmp
         round_1 = db.session.scalar(sa.select(Round).filter_by(game_id=game_id, number=1))
         assert [(e.bid, e.tricks) for e in round_1.entries] == [(0, 1), (0, 0), (0, 0)]
         db.engine.dispose()
+
+
+def test_times_with_an_offset_are_stored_as_that_moment_in_utc(db_ctx):
+    seed_variety()
+    data = json.loads(exchange.backup_json())
+    game = data["games"][0]
+    game.update(uid="offset", live_token=None, created_at="2024-05-01T21:30:15.123456+02:00")
+    game["history"][0]["created_at"] = "2024-05-01T14:30:15-05:00"
+    data["games"] = [game]
+    data["players"].append({"name": "Zed", "created_at": "2024-05-02T01:00:00+05:30"})
+    exchange.import_file(json.dumps(data).encode())
+    again = json.loads(exchange.backup_json())
+    (stored,) = [g for g in again["games"] if g["uid"] == "offset"]
+    assert stored["created_at"] == "2024-05-01T19:30:15.123456+00:00"
+    assert stored["history"][0]["created_at"] == "2024-05-01T19:30:15.000000+00:00"
+    zed = next(p for p in again["players"] if p["name"] == "Zed")
+    assert zed["created_at"] == "2024-05-01T19:30:00.000000+00:00"
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:30:00+01:00"])
+def test_a_time_that_is_out_of_range_in_utc_is_refused(ctx, when):
+    data = valid_backup(ctx)
+    data["games"][0]["created_at"] = when
+    with pytest.raises(exchange.ImportProblem) as refused:
+        exchange.parse(json.dumps(data).encode())
+    assert list(refused.value.problems) == ["game 1: a date is not valid."]

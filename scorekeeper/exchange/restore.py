@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -33,6 +33,7 @@ from .schema import (
     round_place,
     seat_message,
     shape_problems,
+    utc_time,
 )
 
 MAX_PROBLEMS_SHOWN = 8
@@ -57,9 +58,9 @@ class ImportResult:
 
 
 def parse_time(value: str) -> datetime:
-    """A time from the file (checked ISO 8601); one without an offset is UTC."""
-    parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    """A time from the file (checked ISO 8601) as that moment in UTC, the way the database
+    keeps times: one with an offset is converted, one without is UTC already."""
+    return utc_time(value)
 
 
 def _load(raw: bytes) -> Any:

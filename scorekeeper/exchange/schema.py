@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -43,11 +43,24 @@ def _whole_number(_checker: object, value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def utc_time(value: str) -> datetime:
+    """A time of the file as the moment it names, in UTC: one with an offset is converted
+    (21:30+02:00 is 19:30 UTC), one without is UTC already. Raises ValueError when it is not
+    ISO 8601 or the moment falls outside the years 1 to 9999 in UTC."""
+    parsed = datetime.fromisoformat(value)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(value) from None
+
+
 def _iso_time(value: object) -> bool:
     if not isinstance(value, str):
         return True  # "type" judges non-strings
     try:
-        datetime.fromisoformat(value)
+        utc_time(value)
     except ValueError:
         return False
     return True
