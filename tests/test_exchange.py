@@ -603,3 +603,31 @@ def test_a_time_that_is_out_of_range_in_utc_is_refused(ctx, when):
     with pytest.raises(exchange.ImportProblem) as refused:
         exchange.parse(json.dumps(data).encode())
     assert list(refused.value.problems) == ["game 1: a date is not valid."]
+
+
+def test_a_decomposed_name_is_the_same_player_and_is_stored_composed(db_ctx):
+    composed, decomposed = "Zo\u00eb", "Zoe\u0308"
+    make_game([composed, "Bob", "Cy"], ROUNDS, game_rules=THREE)
+    data = json.loads(exchange.backup_json())
+    data["players"] = [{"name": decomposed}, {"name": "Bob"}, {"name": "Cy"}, {"name": "Di"}]
+    data["players"].append({"name": "Ren\u0065\u0301"})
+    game = data["games"][0]
+    game.update(uid="nfd", live_token=None, seats=[decomposed, "Bob", "Ren\u00e9"])
+    result = exchange.import_file(json.dumps(data).encode())
+    assert (result.games_added, result.players_added) == (1, 2)
+    names = db.session.scalars(sa.select(Player.name).order_by(Player.id)).all()
+    assert names == [composed, "Bob", "Cy", "Di", "Ren\u00e9"]
+
+
+@pytest.mark.parametrize("name", ["Ann\x00", "\x00Ann", "An\x1bn", "A\tnn", "Ann\ud800"])
+def test_a_name_with_a_control_character_is_refused(db_app, name):
+    with db_app.app_context():
+        data = json.loads(exchange.dumps(exchange.envelope("backup", [], [])))
+        before = counts()
+    data["players"] = [{"name": "Bob"}, {"name": name}]
+    response = restore_upload(db_app.test_client(), json.dumps(data).encode())
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "player 2: the name can only hold letters, digits and signs." in page
+    with db_app.app_context():
+        assert counts() == before

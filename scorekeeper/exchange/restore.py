@@ -10,6 +10,7 @@ every round against the game's rules. A file with any problem changes nothing.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +38,8 @@ from .schema import (
 )
 
 MAX_PROBLEMS_SHOWN = 8
+# The longest name the roster keeps (the players table's column).
+NAME_MAX = 40
 
 
 class ImportProblem(ValueError):
@@ -119,18 +122,40 @@ def parse(raw: bytes) -> dict:
 # --- what the schema cannot see ------------------------------------------------------------
 
 
+def clean_name(name: str) -> str:
+    """A name as the roster stores it: spaces collapsed, accents composed (NFC)."""
+    return unicodedata.normalize("NFC", " ".join(name.split()))
+
+
+def player_key(name: str) -> str:
+    """The roster identity of a name in the file: "Zoë" typed decomposed is the same player."""
+    return name_key(clean_name(name))
+
+
+# Characters nobody types or sees in a name: control characters (NUL, escapes, tabs …), lone
+# surrogates (no text encoding holds them) and code points Unicode has not assigned.
+_NOT_IN_NAMES = frozenset({"Cc", "Cs", "Cn"})
+
+
+def name_problem(name: str) -> str | None:
+    """What is wrong with a player's name in the file, or None."""
+    if any(unicodedata.category(char) in _NOT_IN_NAMES for char in name):
+        return _("the name can only hold letters, digits and signs.")
+    if not (0 < len(player_key(name)) <= NAME_MAX and len(clean_name(name)) <= NAME_MAX):
+        return _("the name must have 1 to 40 characters.")
+    return None
+
+
 def content_problems(data: dict) -> list[str]:
     """Problems of a file of the right shape: names, repeated games, seats and game rules."""
     problems: list[str] = []
     keys: set[str] = set()
     for number, player in enumerate(data["players"], start=1):
-        key = name_key(player["name"])
-        if 0 < len(key) <= 40:
-            keys.add(key)
+        problem = name_problem(player["name"])
+        if problem is None:
+            keys.add(player_key(player["name"]))
         else:
-            problems.append(
-                located(player_place(number), _("the name must have 1 to 40 characters."))
-            )
+            problems.append(located(player_place(number), problem))
     uids: set[str] = set()
     for number, game in enumerate(data["games"], start=1):
         where = game_place(number)
@@ -154,7 +179,7 @@ def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
     if len(game["seats"]) != players:
         return [located(where, _("it needs %(count)d seats, one per player.", count=players))]
     problems = []
-    seat_keys = [name_key(name) for name in game["seats"]]
+    seat_keys = [player_key(name) for name in game["seats"]]
     if not (all(seat_keys) and set(seat_keys) <= player_keys):
         problems.append(_("every seat must name a player of the file."))
     if len(set(seat_keys)) != players:
@@ -248,20 +273,21 @@ def _scored_round_problems(
 def restore(data: dict) -> ImportResult:
     """Add the file's players and games that are not here yet, in the caller's transaction.
 
-    Players are matched by name (case and spaces ignored), games by their identifier.
+    Players are matched by name (case, spaces and Unicode composition ignored), games by
+    their identifier.
     """
     result = ImportResult()
-    wanted = {name_key(p["name"]): p for p in data["players"]}
+    wanted = {player_key(p["name"]): p for p in data["players"]}
     for game in data["games"]:
         for name in game["seats"]:
-            wanted.setdefault(name_key(name), {"name": name, "created_at": None})
+            wanted.setdefault(player_key(name), {"name": name, "created_at": None})
     existing = {
         p.name_key: p
         for p in db.session.scalars(sa.select(Player).where(Player.name_key.in_(list(wanted))))
     }
     for key, entry in sorted(wanted.items()):
         if key not in existing:
-            new = Player(entry["name"])
+            new = Player(clean_name(entry["name"]))
             if entry.get("created_at"):
                 new.created_at = parse_time(entry["created_at"])
             db.session.add(new)
@@ -294,7 +320,7 @@ def _build_game(data: dict, players: Mapping[str, Player]) -> Game:
     if data.get("live_token"):
         game.live_token = data["live_token"]
     for position, name in enumerate(data["seats"]):
-        game.seats.append(Seat(player=players[name_key(name)], position=position))
+        game.seats.append(Seat(player=players[player_key(name)], position=position))
     game_rules = rules.GameRules.from_dict(data["rules"])
     for round_data in data["rounds"]:
         round_ = snapshots.round_from_export(round_data)
