@@ -3,6 +3,8 @@
 import csv
 import io
 import json
+import sys
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -631,3 +633,134 @@ def test_a_name_with_a_control_character_is_refused(db_app, name):
     assert "player 2: the name can only hold letters, digits and signs." in page
     with db_app.app_context():
         assert counts() == before
+
+
+def refused_problems(data) -> list[str]:
+    with pytest.raises(exchange.ImportProblem) as refused:
+        exchange.parse(data if isinstance(data, bytes) else json.dumps(data).encode())
+    return list(refused.value.problems)
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda d: d["games"][0].update(version=2**63),
+            "game 1: the version must be at most 2147483647.",
+        ),
+        (
+            lambda d: d["games"][0]["history"][-1].update(version=2**31),
+            "game 1: a history entry is not valid.",
+        ),
+        (
+            lambda d: d["games"][0]["history"][-1].update(round_number=2**15),
+            "game 1: a history entry is not valid.",
+        ),
+        (
+            lambda d: d["games"][0]["rounds"][0].update(number=2**15),
+            "game 1, round 1: rounds must be numbered 1, 2, 3 …",
+        ),
+        (
+            lambda d: d["games"][0].update(uid="x" * 37),
+            "game 1: the game identifier must be 1 to 36 characters among a-z, A-Z, 0-9, - and _.",
+        ),
+        (
+            lambda d: d["games"][0].update(uid='x"\r\nSet-Cookie: a=b'),
+            "game 1: the game identifier must be 1 to 36 characters among a-z, A-Z, 0-9, - and _.",
+        ),
+        (
+            lambda d: d["games"][0].update(uid="zo\u00eb"),
+            "game 1: the game identifier must be 1 to 36 characters among a-z, A-Z, 0-9, - and _.",
+        ),
+        (
+            lambda d: d["games"][0].update(live_token="a/b\x00"),
+            "game 1: the live link token is not valid.",
+        ),
+        (
+            lambda d: d["players"][0].update(name=" " * 100_000 + "Ann"),
+            "player 1: the name must have 1 to 40 characters.",
+        ),
+        (
+            lambda d: d["games"][0]["rounds"][0].update(trump="\x00" * 8),
+            "game 1, round 1: the trump is not valid.",
+        ),
+        (
+            lambda d: d["games"][0]["rounds"][0].update(trump_cause="hearts"),
+            "game 1, round 1: the trump is not valid.",
+        ),
+    ],
+)
+def test_numbers_and_texts_beyond_what_the_database_holds_are_refused(ctx, change, problem):
+    data = valid_backup(ctx)
+    change(data)
+    assert refused_problems(data) == [problem]
+
+
+def test_a_uid_that_would_break_the_download_header_is_refused_not_stored(client, app):
+    data = valid_backup(app)
+    data["games"] = data["games"][:1]
+    data["games"][0]["uid"] = "a\nb"
+    assert restore_upload(client, json.dumps(data).encode()).status_code == 422
+    with app.app_context():
+        assert db.session.scalar(sa.select(Game.id).where(Game.uid == "a\nb")) is None
+
+
+def test_a_number_with_thousands_of_digits_is_refused_with_a_message(ctx):
+    body = b'{"format": "wizard-scorekeeper", "version": 1, "players": [], "games": [], "x": '
+    assert refused_problems(body + b"9" * 5000 + b"}") == [
+        "This file holds a number too long to read."
+    ]
+
+
+def test_a_file_with_too_many_players_is_refused_at_once(client, app):
+    players = [{"name": f"P{n}"} for n in range(600_000)]
+    body = json.dumps({"format": "wizard-scorekeeper", "version": 1, "players": players})
+    started = time.perf_counter()
+    response = restore_upload(client, body.encode())
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 422
+    assert (
+        "This file lists 600000 players; at most 10000 can be restored at once."
+        in response.get_data(as_text=True)
+    )
+    assert elapsed < 10, f"took {elapsed:.1f} s"
+
+
+def test_a_file_with_too_many_games_or_rounds_is_refused_before_its_records_are_read(ctx):
+    data = valid_backup(ctx)
+    data["games"] = [{}] * 100_001
+    assert refused_problems(data) == [
+        "This file lists 100001 games; at most 100000 can be restored at once."
+    ]
+    data = valid_backup(ctx)
+    data["games"][1]["rounds"] = [{}] * 1001
+    data["games"][2]["history"] = [{}] * 100_001
+    assert refused_problems(data) == [
+        "game 2: it has 1001 rounds; a game has at most 1000.",
+        "game 3: its history has 100001 entries; a game has at most 100000.",
+    ]
+
+
+def test_the_schema_states_the_limits_the_early_checks_use():
+    schema = exchange_schema.schema()
+    game = schema["$defs"]["game"]["properties"]
+    assert schema["properties"]["players"]["maxItems"] == exchange_schema.MAX_PLAYERS
+    assert schema["properties"]["games"]["maxItems"] == exchange_schema.MAX_GAMES
+    assert game["rounds"]["maxItems"] == exchange_schema.MAX_ROUNDS
+    assert game["history"]["maxItems"] == exchange_schema.MAX_HISTORY
+    assert game["version"] == {"$ref": "#/$defs/version"}
+    assert schema["$defs"]["version"]["maximum"] == exchange_schema.MAX_VERSION == 2**31 - 1
+    assert set(schema["$defs"]["suit"]["enum"]) == {*rules.Suit, None}
+    assert set(schema["$defs"]["cause"]["enum"]) == {*rules.TrumpCause, None}
+
+
+def test_restore_looks_players_and_games_up_in_chunks(db_ctx, monkeypatch):
+    seed_variety()
+    backup = exchange.backup_json().encode()
+    monkeypatch.setattr(sys.modules["scorekeeper.exchange.restore"], "LOOKUP_CHUNK", 2)
+    queries = []
+    sa.event.listen(db.engine, "before_cursor_execute", lambda *args: queries.append(args[2]))
+    result = exchange.import_file(backup)
+    assert (result.games_skipped, result.players_added) == (3, 0)
+    looked_up = [q for q in queries if " IN (" in q.upper() or "= ANY" in q.upper()]
+    assert len(looked_up) >= 4  # 5 players and 3 games, 2 at a time

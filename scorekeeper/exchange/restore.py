@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -38,6 +38,9 @@ from .schema import (
 )
 
 MAX_PROBLEMS_SHOWN = 8
+# Names or game identifiers looked up per query (SQLite takes at most 32,766 parameters in
+# one statement, PostgreSQL 65,535).
+LOOKUP_CHUNK = 500
 # The longest name the roster keeps (the players table's column).
 NAME_MAX = 40
 
@@ -85,6 +88,9 @@ def _load(raw: bytes) -> Any:
                 )
             ]
         ) from None
+    except ValueError:
+        # Python reads whole numbers of at most 4300 digits.
+        raise ImportProblem([_("This file holds a number too long to read.")]) from None
 
 
 def _refuse(problems: list[str]) -> None:
@@ -283,7 +289,8 @@ def restore(data: dict) -> ImportResult:
             wanted.setdefault(player_key(name), {"name": name, "created_at": None})
     existing = {
         p.name_key: p
-        for p in db.session.scalars(sa.select(Player).where(Player.name_key.in_(list(wanted))))
+        for keys in _chunks(list(wanted))
+        for p in db.session.scalars(sa.select(Player).where(Player.name_key.in_(keys)))
     }
     for key, entry in sorted(wanted.items()):
         if key not in existing:
@@ -294,7 +301,11 @@ def restore(data: dict) -> ImportResult:
             existing[key] = new
             result.players_added += 1
     uids = [g["uid"] for g in data["games"]]
-    present = set(db.session.scalars(sa.select(Game.uid).where(Game.uid.in_(uids))))
+    present = {
+        uid
+        for chunk in _chunks(uids)
+        for uid in db.session.scalars(sa.select(Game.uid).where(Game.uid.in_(chunk)))
+    }
     for game in data["games"]:
         if game["uid"] in present:
             result.games_skipped += 1
@@ -304,6 +315,13 @@ def restore(data: dict) -> ImportResult:
         result.games_added += 1
     db.session.flush()
     return result
+
+
+def _chunks(values: list[str]) -> Iterator[list[str]]:
+    """``values`` in pieces of :data:`LOOKUP_CHUNK`, one query each: a single IN list of a
+    whole file's names would exceed what SQLite or PostgreSQL take in one statement."""
+    for start in range(0, len(values), LOOKUP_CHUNK):
+        yield values[start : start + LOOKUP_CHUNK]
 
 
 def _build_game(data: dict, players: Mapping[str, Player]) -> Game:

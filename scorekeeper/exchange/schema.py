@@ -12,10 +12,12 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
+from itertools import islice
 from typing import Any
 
 import jsonschema
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -27,6 +29,16 @@ SCHEMA_FILE = "export-format.schema.json"
 # The database's limits, which the schema states; a game's own rules may narrow them.
 MAX_SEATS = 6
 MAX_CARDS = 20
+# Versions are 32-bit integers in the database.
+MAX_VERSION = 2**31 - 1
+# How much one file may hold, also stated by the schema (maxItems): counted before any record
+# is read, so a file with 600,000 players is refused at once instead of after a minute.
+MAX_PLAYERS = 10_000
+MAX_GAMES = 100_000
+MAX_ROUNDS = 1_000
+MAX_HISTORY = 100_000
+# The schema's errors read at most: enough for the problems shown, quick on a file of errors.
+MAX_ERRORS_READ = 1_000
 
 Path = tuple[str | int, ...]
 
@@ -131,15 +143,75 @@ def seat_message(field: str, players: int) -> str:
     return _("the dealer must be a seat from 0 to %(last)d.", last=last)
 
 
-def _game_messages() -> dict[str, str]:
+def count_problems(data: Any) -> list[str]:
+    """The lists of the file longer than the schema allows, counted before anything else is
+    read (each too long a list is one sentence)."""
+    problems = []
+    players, games = data.get("players"), data.get("games")
+    if isinstance(players, list) and len(players) > MAX_PLAYERS:
+        problems.append(
+            ngettext(
+                "This file lists %(num)d player; at most %(max)d can be restored at once.",
+                "This file lists %(num)d players; at most %(max)d can be restored at once.",
+                len(players),
+                max=MAX_PLAYERS,
+            )
+        )
+    if isinstance(games, list) and len(games) > MAX_GAMES:
+        problems.append(
+            ngettext(
+                "This file lists %(num)d game; at most %(max)d can be restored at once.",
+                "This file lists %(num)d games; at most %(max)d can be restored at once.",
+                len(games),
+                max=MAX_GAMES,
+            )
+        )
+    if problems or not isinstance(games, list):
+        return problems
+    for number, game in enumerate(games, start=1):
+        if not isinstance(game, Mapping):
+            continue
+        rounds, history = game.get("rounds"), game.get("history")
+        if isinstance(rounds, list) and len(rounds) > MAX_ROUNDS:
+            problems.append(
+                located(
+                    game_place(number),
+                    ngettext(
+                        "it has %(num)d round; a game has at most %(max)d.",
+                        "it has %(num)d rounds; a game has at most %(max)d.",
+                        len(rounds),
+                        max=MAX_ROUNDS,
+                    ),
+                )
+            )
+        if isinstance(history, list) and len(history) > MAX_HISTORY:
+            problems.append(
+                located(
+                    game_place(number),
+                    ngettext(
+                        "its history has %(num)d entry; a game has at most %(max)d.",
+                        "its history has %(num)d entries; a game has at most %(max)d.",
+                        len(history),
+                        max=MAX_HISTORY,
+                    ),
+                )
+            )
+    return problems
+
+
+def _game_messages(kind: str) -> dict[str, str]:
     date = _("a date is not valid.")
     return {
-        "uid": _("the game identifier is missing."),
+        "uid": _("the game identifier is missing.")
+        if kind == "required"
+        else _("the game identifier must be 1 to 36 characters among a-z, A-Z, 0-9, - and _."),
         "status": _("unknown game status."),
         "created_at": date,
         "updated_at": date,
         "finished_at": date,
-        "version": _("the version must be 1 or more."),
+        "version": _("the version must be at most %(max)d.", max=MAX_VERSION)
+        if kind == "maximum"
+        else _("the version must be 1 or more."),
         "live_token": _("the live link token is not valid."),
         "rules": _("its rules are not valid."),
         "seats": _("the seats must be a list of player names."),
@@ -185,15 +257,16 @@ def _document_order(error: ValidationError) -> tuple[tuple[bool, str | int], ...
     return tuple((isinstance(key, str), key) for key in error.absolute_path)
 
 
-def _paths(error: ValidationError) -> Iterator[Path]:
-    """Where the error is: for a missing key, the place of that key."""
+def _paths(error: ValidationError) -> Iterator[tuple[Path, str]]:
+    """Where the error is, and which keyword found it: for a missing key, the place of that
+    key ("required")."""
     path = tuple(error.absolute_path)
     if error.validator == "required" and isinstance(error.instance, Mapping):
         for name in error.validator_value:
             if name not in error.instance:
-                yield (*path, name)
+                yield (*path, name), "required"
     else:
-        yield path
+        yield path, str(error.validator)
 
 
 class _Limits:
@@ -217,7 +290,7 @@ class _Limits:
         return self.known[index]
 
 
-def _describe(path: Path, limits: _Limits) -> str:
+def _describe(path: Path, limits: _Limits, kind: str) -> str:
     """The sentence for the record or key at ``path``, with its place."""
     match path:
         case ("players",):
@@ -236,11 +309,11 @@ def _describe(path: Path, limits: _Limits) -> str:
             where = round_place(game_place(number + 1), round_number + 1)
             return located(where, _describe_round(rest, *limits.of(number)))
         case ("games", int(number), *rest):
-            return located(game_place(number + 1), _describe_game(rest, *limits.of(number)))
+            return located(game_place(number + 1), _describe_game(rest, *limits.of(number), kind))
     return _not_valid(".".join(str(key) for key in path) or "file")
 
 
-def _describe_game(path: list[str | int], players: int, _top: int) -> str:
+def _describe_game(path: list[str | int], players: int, _top: int, kind: str) -> str:
     match path:
         case ["seats", int(), *_]:
             return _("every seat must name a player of the file.")
@@ -249,7 +322,7 @@ def _describe_game(path: list[str | int], players: int, _top: int) -> str:
         case ["history", _, *_]:
             return _("a history entry is not valid.")
         case [str(field), *_]:
-            return _game_messages().get(field, _not_valid(field))
+            return _game_messages(kind).get(field, _not_valid(field))
     return _not_valid(".".join(str(key) for key in path))
 
 
@@ -271,8 +344,15 @@ def _describe_round(path: list[str | int], players: int, top: int) -> str:
 
 
 def shape_problems(data: Any) -> list[str]:
-    """Every way the file breaks the schema, one sentence each, in the file's order."""
+    """Every way the file breaks the schema, one sentence each, in the file's order.
+
+    Lists longer than the schema allows are reported alone, before any record is read; of
+    the other errors the first :data:`MAX_ERRORS_READ` are described.
+    """
+    if isinstance(data, Mapping) and (too_many := count_problems(data)):
+        return too_many
     limits = _Limits(data)
-    errors = sorted(validator().iter_errors(data), key=_document_order)
-    sentences = (_describe(path, limits) for error in errors for path in _paths(error))
+    found = islice(validator().iter_errors(data), MAX_ERRORS_READ)
+    errors = sorted(found, key=_document_order)
+    sentences = (_describe(path, limits, kind) for error in errors for path, kind in _paths(error))
     return list(dict.fromkeys(sentences))
