@@ -24,13 +24,51 @@ from tests.factories import make_game, new_game, random_rounds
 THREE = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="free")
 ROUNDS = [((1, 0, 0), (1, 0, 0)), ((0, 1, 1), (0, 2, 0)), ((2, 0, 2), (2, 0, 1))]
 DAY_1 = datetime(2024, 5, 1, 19, 30, 15, 123456, tzinfo=UTC)
+
+
+def snapshot(number: int, bids: list, tricks: list, state: str = "scored") -> dict:
+    """Round ``number`` of a THREE game (first dealer seat 0) as the app's history keeps it."""
+    return {
+        "number": number,
+        "hand_size": number,
+        "dealer": (number - 1) % 3,
+        "state": state,
+        "trump": None,
+        "trump_cause": "jester",
+        "werewolf_played": False,
+        "werewolf_trump": None,
+        "bomb_played": False,
+        "cloud_seat": None,
+        "bids": bids,
+        "cloud_bid": [None, None, None],
+        "tricks": tricks,
+    }
+
+
+def state(*rounds: dict, status: str = "finished") -> dict:
+    """A history before/after state as :func:`scorekeeper.changes.apply_change` records it."""
+    finished = "2024-05-01T20:30:15.123456+00:00" if status == "finished" else None
+    return {
+        "status": status,
+        "finished_at": finished,
+        "rules": THREE.to_dict(),
+        "rounds": list(rounds),
+    }
+
+
+# What the app records: the start, then a correction of round 2 (versions 2 and 3 here).
 HISTORY = [
-    {"action": "create_game", "after": {"status": "in_progress"}},
+    {
+        "action": "create_game",
+        "round_number": 1,
+        "before": None,
+        "after": {"players": ["Ann", "Bob", "Cy"], "first_dealer": 0, "rules": THREE.to_dict()},
+    },
     {
         "action": "edit_round",
         "round_number": 2,
-        "before": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 1, 1]},
-        "after": {"number": 2, "bids": [0, 1, 1], "tricks": [0, 2, 0]},
+        "before": state(snapshot(2, [0, 1, 1], [0, 1, 1])),
+        "after": state(snapshot(2, [0, 1, 1], [0, 2, 0])),
     },
 ]
 
@@ -715,8 +753,14 @@ def test_a_number_with_thousands_of_digits_is_refused_with_a_message(ctx):
 def test_a_file_with_too_many_players_is_refused_at_once(client, app):
     players = [{"name": f"P{n}"} for n in range(600_000)]
     body = json.dumps({"format": "wizard-scorekeeper", "version": 1, "players": players})
+    # Encoded in memory: the test client would spool it to a file it never closes.
+    boundary, form = encode_multipart(
+        {"backup": FileStorage(io.BytesIO(body.encode()), "backup.json")}
+    )
     started = time.perf_counter()
-    response = restore_upload(client, body.encode())
+    response = client.post(
+        "/history/restore", data=form, content_type=f"multipart/form-data; boundary={boundary}"
+    )
     elapsed = time.perf_counter() - started
     assert response.status_code == 422
     assert (
