@@ -1587,6 +1587,9 @@ def validate_round(
                     values={"value": _shown(record.hand_size), "min": 1, "max": top},
                 )
             )
+            if not _is_int(record.hand_size):
+                # Bids and tricks are checked against the cards: without a number, they cannot.
+                return tuple(dataclasses.replace(p, round_number=record.number) for p in found)
         bids = dict(enumerate(record.bids))
         found.extend(
             validate_bids(

@@ -1366,3 +1366,10 @@ def test_known_problem_codes_given_as_text_become_the_enum_and_unknown_ones_stay
 def test_only_a_custom_plan_can_change_its_later_rounds_mid_game():
     assert GameRules(players=3, plan=RoundPlan(PlanKind.CUSTOM, custom=(1, 2))).plan_editable
     assert not GameRules(players=3).plan_editable
+
+
+@pytest.mark.parametrize("hand", ["3", None, 2.5, True])
+def test_a_round_whose_hand_size_is_not_a_whole_number_is_a_problem_not_a_crash(hand):
+    record = rec(1, hand, 0, (1, 0, 0), (1, 0, 0))
+    problems = validate_round(GameRules(3), record, ())
+    assert [(p.code, p.round_number) for p in problems] == [("hand_size_out_of_range", 1)]
