@@ -117,7 +117,10 @@ def test_canadian_binds_only_a_last_bidder_leading_alone(ctx, client):
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("bid", "two", "Not a valid integer value"),
+        ("bid", "two", "Not a number this page can use"),
+        ("bid", "²", "Not a number this page can use"),
+        ("bid", "٣", "Not a number this page can use"),
+        ("bid", "9" * 5000, "Not a number this page can use"),
         ("bid", "", "Tap a bid"),
         ("bid", "9", "0 to 1"),
         ("seat", "2", "turn"),

@@ -2,13 +2,57 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from wtforms import IntegerField
+from wtforms.validators import Regexp
 
 from .. import rules
 from ..wording import messages
+
+# A number as a page posts it: ASCII digits, an optional minus, at most nine digits — never
+# "²", Arabic-Indic digits or a 5,000-digit string (int() would take some of them).
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
+# What the database's integer columns hold.
+LARGEST = 2**31 - 1
+
+
+def whole_number(text: object, low: int = 0, high: int = LARGEST) -> int | None:
+    """``text`` as a whole number from ``low`` to ``high`` (plain digits only), else None.
+
+    The one reading of a number a user or a page sent: every form and view uses it.
+    """
+    value = str(text).strip() if text is not None else ""
+    if not _WHOLE_NUMBER.fullmatch(value):
+        return None
+    number = int(value)
+    return number if low <= number <= high else None
+
+
+class WholeNumberField(IntegerField):
+    """A whole number from ``low`` to ``high`` read by :func:`whole_number`; anything else is
+    a clear message on the field (and no data)."""
+
+    def __init__(self, *args: Any, low: int = 0, high: int = LARGEST, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.low, self.high = low, high
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        if not valuelist or valuelist[0] in ("", None):
+            self.data = None
+            return
+        self.data = whole_number(valuelist[0], self.low, self.high)
+        if self.data is None:
+            raise ValueError(_l("Not a number this page can use: reload the page."))
+
+
+# The key a rendered form carries (secrets.token_urlsafe): retries and double taps share it.
+REQUEST_KEY = Regexp(r"^[A-Za-z0-9_-]{1,64}$", message=_l("The page is incomplete: reload it."))
+
 
 # Per-seat inputs are named after the thing and the seat: ``bid_2``, ``tricks_0``.
 SEAT_FIELDS = frozenset({"bid", "tricks"})

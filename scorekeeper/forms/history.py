@@ -13,7 +13,7 @@ from flask_babel import get_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf.file import FileField, FileRequired
-from wtforms import IntegerField, SelectField
+from wtforms import SelectField
 from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
@@ -21,7 +21,7 @@ from wtforms.validators import NumberRange, Optional
 from ..queries import GameFilter
 from ..wording import messages
 from ..wording.history import STATUS_LABELS
-from .base import Form
+from .base import Form, WholeNumberField
 
 FIRST_DAY = date(2000, 1, 1)
 LAST_DAY = date(2999, 12, 31)
@@ -42,12 +42,11 @@ class DayField(DateField):
             raise ValueError(_("Choose a date between 2000 and 2999."))
 
 
-class PageField(IntegerField):
+class PageField(WholeNumberField):
     def process_formdata(self, valuelist: list[str]) -> None:
         try:
             super().process_formdata(valuelist)
         except ValueError:
-            self.data = None
             raise ValueError(_("The page must be a whole number.")) from None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -16,12 +17,12 @@ from wtforms import (
     SelectMultipleField,
     StringField,
 )
-from wtforms.validators import Length, Optional, ValidationError
+from wtforms.validators import Optional, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from .. import rules
 from ..models import name_key
-from .base import Form
+from .base import REQUEST_KEY, Form, whole_number
 
 NAME_MAX_LENGTH = 40
 RANDOM_DEALER = "random"
@@ -43,8 +44,14 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 
 
 def clean_name(name: str) -> str:
-    """A typed name as it is stored: surrounding spaces dropped, inner runs of spaces single."""
-    return " ".join(name.split())
+    """A typed name as it is stored: surrounding spaces dropped, inner runs of spaces single,
+    accents composed (NFC)."""
+    return unicodedata.normalize("NFC", " ".join(name.split()))
+
+
+def has_control_characters(name: str) -> bool:
+    """Whether a name holds characters nobody can type or see (NUL, escapes, …)."""
+    return any(unicodedata.category(char) in ("Cc", "Cs", "Cn") for char in name)
 
 
 class SeatListField(Field):
@@ -80,7 +87,7 @@ class NewGameForm(Form):
     action = StringField()
     # One key per setup: a second tap on "Start game" finds the game the first one created.
     request_key = HiddenField(
-        default=lambda: secrets.token_urlsafe(16), validators=[Optional(), Length(max=64)]
+        default=lambda: secrets.token_urlsafe(16), validators=[Optional(), REQUEST_KEY]
     )
     seats = SeatListField()
     new_name = StringField(filters=[lambda value: value or ""])
@@ -127,6 +134,8 @@ class NewGameForm(Form):
         seated = {name_key(seat): seat for seat in self.seats.data}
         if not name:
             self.add_message("new_name", _("Type a name first."))
+        elif has_control_characters(name):
+            self.add_message("new_name", _("A name can only hold letters, digits and signs."))
         elif len(name) > NAME_MAX_LENGTH:
             self.add_message(
                 "new_name", _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
@@ -171,10 +180,9 @@ class NewGameForm(Form):
 
     def chosen_dealer(self) -> int | None:
         """The seat picked to deal first, or None for "draw at random" (or nothing valid)."""
-        value = self.first_dealer.data or ""
-        if value.isdigit() and int(value) < len(self.seats.data):
-            return int(value)
-        return None
+        if not self.seats.data:
+            return None
+        return whole_number(self.first_dealer.data, 0, len(self.seats.data) - 1)
 
     # -- validation ---------------------------------------------------------------------------
 
@@ -183,6 +191,8 @@ class NewGameForm(Form):
         for name in (clean_name(value) for value in field.data):
             if not name:
                 raise ValidationError(_("A player has no name."))
+            if has_control_characters(name):
+                raise ValidationError(_("A name can only hold letters, digits and signs."))
             if len(name) > NAME_MAX_LENGTH:
                 raise ValidationError(
                     _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
@@ -211,18 +221,20 @@ class NewGameForm(Form):
         kind = self.plan.data
         if kind == rules.PlanKind.FIRST_N:
             text = (self.plan_rounds.data or "").strip()
-            if text and not text.isdigit():
+            rounds = whole_number(text)
+            if text and rounds is None:
                 self.add_message("plan", _("Type the number of rounds, e.g. 5."))
                 return None
-            return rules.RoundPlan(kind=kind, rounds=int(text) if text else None)
+            return rules.RoundPlan(kind=kind, rounds=rounds)
         if kind == rules.PlanKind.CUSTOM:
             words = [word for word in re.split(r"[\s,;.]+", self.plan_custom.data or "") if word]
-            if not all(word.isdigit() for word in words):
+            sizes = [whole_number(word) for word in words]
+            if None in sizes:
                 self.add_message(
                     "plan", _("Write the cards per round as numbers, e.g. 1, 2, 3, 5.")
                 )
                 return None
-            return rules.RoundPlan(kind=kind, custom=tuple(int(word) for word in words))
+            return rules.RoundPlan(kind=kind, custom=tuple(sizes))
         return rules.RoundPlan(kind=kind)
 
     def game_rules(self) -> rules.GameRules | None:

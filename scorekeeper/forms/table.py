@@ -6,29 +6,28 @@ Fields only parse (numbers, choices); whether a value is allowed is decided by
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask_babel import lazy_gettext as _l
-from wtforms import BooleanField, Field, HiddenField, IntegerField, StringField
+from wtforms import BooleanField, Field, HiddenField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from .. import rules
 from ..changes import SavedOutcome
 from ..models import Round
-from .base import Form, seat_field_name
+from .base import REQUEST_KEY, Form, WholeNumberField, seat_field_name, whole_number
 
 NO_TRUMP = "none"
-# A number a chip can post: a few ASCII digits (never "²" or a 5,000-digit string).
-_SMALL_NUMBER = re.compile(r"[0-9]{1,3}")
 
 
 class GameWriteForm(Form):
     """Every write names the game version it was based on and a key for this one request."""
 
-    version = IntegerField(validators=[InputRequired(_l("The page is incomplete: reload it."))])
-    request_key = HiddenField(validators=[Optional(), Length(max=64)])
+    version = WholeNumberField(
+        low=1, validators=[InputRequired(_l("The page is incomplete: reload it."))]
+    )
+    request_key = HiddenField(validators=[Optional(), REQUEST_KEY])
 
 
 class TrumpForm(GameWriteForm):
@@ -54,12 +53,12 @@ def trump_value(cause: object, trump: object) -> str:
 
 
 class DealerForm(GameWriteForm):
-    dealer = IntegerField(validators=[InputRequired(_l("Choose the dealer."))])
+    dealer = WholeNumberField(validators=[InputRequired(_l("Choose the dealer."))])
 
 
 class BidForm(GameWriteForm):
-    seat = IntegerField(validators=[InputRequired(_l("The page is incomplete: reload it."))])
-    bid = IntegerField(validators=[InputRequired(_l("Tap a bid."))])
+    seat = WholeNumberField(validators=[InputRequired(_l("The page is incomplete: reload it."))])
+    bid = WholeNumberField(validators=[InputRequired(_l("Tap a bid."))])
 
 
 class WerewolfForm(GameWriteForm):
@@ -79,11 +78,14 @@ class LaterRoundsForm(GameWriteForm):
         self.later.data = ", ".join(str(size) for size in sizes)
 
     def sizes(self) -> list[int]:
-        return [int(word) for word in (self.later.data or "").replace(",", " ").split()]
+        return [whole_number(word) for word in (self.later.data or "").replace(",", " ").split()]
 
     def validate_later(self, field: Field) -> None:
         words = (field.data or "").replace(",", " ").split()
-        if not all(word.isdigit() for word in words):
+        if not field.raw_data:
+            # An empty box ends the game after this round; a missing one is a broken page.
+            raise ValidationError(_l("The page is incomplete: reload it."))
+        if not all(whole_number(word) is not None for word in words):
             raise ValidationError(_l("Write the cards of each later round as numbers: 5, 6, 7."))
 
 
@@ -92,7 +94,7 @@ class PlainWriteForm(GameWriteForm):
 
 
 def seat_field(label: str) -> Field:
-    return IntegerField(label, validators=[Optional()])
+    return WholeNumberField(label, validators=[Optional()])
 
 
 def seat_values(form: Form, kind: str, players: int) -> dict[int, int | None]:
@@ -113,9 +115,11 @@ def bids_form(players: int) -> GameWriteForm:
 
 class _OutcomeFields(GameWriteForm):
     bomb = BooleanField(_l("The Bomb was played (nobody won that trick)"))
-    cloud_seat = IntegerField(validators=[Optional()])
-    cloud_change = IntegerField(
-        validators=[Optional(), NumberRange(-1, 1, _l("The Cloud changes a bid by 1."))]
+    cloud_seat = WholeNumberField(validators=[Optional()])
+    cloud_change = WholeNumberField(
+        low=-1,
+        high=1,
+        validators=[Optional(), NumberRange(-1, 1, _l("The Cloud changes a bid by 1."))],
     )
     all_made = HiddenField()
 
@@ -225,7 +229,7 @@ def chosen_numbers(choices: Choices, kind: str, players: int) -> dict[int, int]:
     """The per-seat numbers among ``choices`` that read as small whole numbers, by seat."""
     found = {}
     for seat in range(players):
-        value = str(choices.get(seat_field_name(kind, seat), ""))
-        if _SMALL_NUMBER.fullmatch(value):
-            found[seat] = int(value)
+        value = whole_number(choices.get(seat_field_name(kind, seat)), 0, 99)
+        if value is not None:
+            found[seat] = value
     return found

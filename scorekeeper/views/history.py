@@ -10,6 +10,7 @@ from flask_babel import ngettext
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .. import exchange, queries, records, rules
+from ..forms.base import whole_number
 from ..forms.history import GamesFilter, RestoreForm
 from ..models import Game, GameStatus
 from ..reports import charts
@@ -95,11 +96,8 @@ def replay(game_id: int) -> Response:
     played_rounds = len(sheet.rows)
     raw = request.args.get("round", "1" if played_rounds else "0")
     context |= {"played": played_rounds, "error": None}
-    try:
-        number = int(raw)
-    except ValueError:
-        number = -1
-    if not 0 <= number <= played_rounds:
+    number = whole_number(raw, 0, played_rounds)
+    if number is None:
         context["error"] = _("Choose a round from 0 to %(last)d.", last=played_rounds)
         number = 0
     status = 422 if context["error"] else 200

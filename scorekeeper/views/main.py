@@ -33,7 +33,7 @@ def manifest() -> Response:
     icon = "icon-maskable-{0}.png"
     data = {
         "name": _("Wizard Scorekeeper"),
-        "short_name": _("Wizard"),
+        "short_name": "Wizard",
         "description": _("Keeps score for the card game Wizard at the table."),
         "lang": str(get_locale()),
         "start_url": "/",

@@ -105,6 +105,9 @@ def _write(
     if number is not None:
         round_ = gameplay.open_round(game)
         if round_ is None or round_.number != number:
+            if form.version.data != game.version:
+                # Another phone moved the game on (it saved this round): nothing was stored.
+                return render_table(game, 409, notice=str(STALE))
             notice = _("Round %(number)s is not the round being played.", number=number)
             return render_table(game, 422, notice=notice, choices=choices)
     touched = rounds_touched if rounds_touched is not None else ([number] if number else [])

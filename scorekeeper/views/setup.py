@@ -11,6 +11,7 @@ from flask_htmx import make_response as htmx_response
 from .. import gameplay, rules
 from ..extensions import htmx
 from ..forms import setup as forms
+from ..forms.base import whole_number
 from ..models import Player, name_key
 from ..queries import roster_by_games_played
 from .rendering import render
@@ -52,11 +53,12 @@ def seat_action(form: forms.NewGameForm, action: str, roster: list[Player]) -> b
         if added and not argument:
             form.new_name.data = ""
         return added
-    if argument.isdigit():
+    seat = whole_number(argument, 0, rules.MAX_PLAYERS - 1)
+    if seat is not None:
         if verb in SEAT_MOVES:
-            form.move_player(int(argument), SEAT_MOVES[verb])
+            form.move_player(seat, SEAT_MOVES[verb])
         elif verb == "remove":
-            form.remove_player(int(argument))
+            form.remove_player(seat)
     return True
 
 
