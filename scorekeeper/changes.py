@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 import sqlalchemy as sa
 
 from .extensions import db
-from .models import Change, ChangeAction, Game, Round
+from .models import Change, ChangeAction, Game, Round, sqlite_write_lock
 from .models import utcnow as now
 from .snapshots import apply_snapshot, round_snapshot
 
@@ -28,7 +28,23 @@ class StaleGame(Exception):
 
 
 class AlreadyApplied(Exception):
-    """This exact request was already recorded (a double tap or a retry)."""
+    """This exact request was already recorded (a double tap or a retry): ``change``."""
+
+    def __init__(self, change: Change | None = None) -> None:
+        super().__init__()
+        self.change = change
+
+
+# Database errors that mean "another writer got there first": a deadlock or serialization
+# failure (PostgreSQL), a busy or stale snapshot (SQLite). Anything else is a real failure.
+_LOST_RACE_STATES = frozenset({"40001", "40P01", "55P03"})
+_LOST_RACE_WORDS = ("database is locked", "database table is locked")
+
+
+def lost_race(error: sa.exc.DBAPIError) -> bool:
+    """Whether ``error`` is a concurrent writer winning, to be answered as a stale write."""
+    state = getattr(error.orig, "sqlstate", None)
+    return state in _LOST_RACE_STATES or any(word in str(error.orig) for word in _LOST_RACE_WORDS)
 
 
 # --- snapshots for the history and undo ----------------------------------------------------
@@ -69,12 +85,39 @@ def _restore(game: Game, state: Mapping[str, Any], numbers: Iterable[int]) -> No
 # --- the one write path --------------------------------------------------------------------
 
 
+def applied_change(request_key: str | None) -> Change | None:
+    """The change a request with this key recorded, if it was recorded already."""
+    if not request_key:
+        return None
+    return db.session.scalar(sa.select(Change).where(Change.request_key == request_key))
+
+
 def already_applied(request_key: str | None) -> bool:
     """Whether a request with this key was recorded already (a double tap or a retry)."""
-    if not request_key:
-        return False
-    found = sa.select(Change.id).where(Change.request_key == request_key)
-    return db.session.scalar(found) is not None
+    return applied_change(request_key) is not None
+
+
+def _refuse_as_stale(request_key: str | None) -> NoReturn:
+    """After losing a race: a twin of this very request won (a double tap), or another phone."""
+    if (twin := applied_change(request_key)) is not None:
+        raise AlreadyApplied(twin)
+    raise StaleGame
+
+
+def _lock(game_id: int) -> int | None:
+    """Take this game's write lock and return its version as stored now.
+
+    Writers of one game take turns, always locking the game first (no deadlock between undo
+    and a round save). PostgreSQL locks the game's row; SQLite ends the reading snapshot and
+    begins again holding the database's write lock, waiting for a writer in progress — so a
+    double tap finds its twin's change instead of failing on a stale snapshot.
+    """
+    query = sa.select(Game.version).where(Game.id == game_id)
+    if db.engine.dialect.name != "sqlite":
+        return db.session.execute(query.with_for_update()).scalar()
+    db.session.rollback()
+    with sqlite_write_lock():
+        return db.session.execute(query).scalar()
 
 
 def apply_change(
@@ -85,17 +128,29 @@ def apply_change(
     action: str,
     rounds_touched: Sequence[int],
     change: Callable[[], dict[str, Any] | None],
+    request_digest: str | None = None,
 ) -> Change:
     """Run ``change`` on ``game`` as one recorded, versioned, idempotent write.
 
     ``rounds_touched`` are the round numbers whose before/after go into the history (a round
-    created by the change is included too). Raises :class:`AlreadyApplied`,
-    :class:`StaleGame` or whatever ``change`` raises (then nothing is stored).
+    created by the change is included too); ``request_digest`` fingerprints what the
+    request asked. Raises :class:`AlreadyApplied`, :class:`StaleGame` or whatever
+    ``change`` raises (then nothing is stored).
     """
-    if already_applied(request_key):
-        raise AlreadyApplied
+    if (earlier := applied_change(request_key)) is not None:
+        raise AlreadyApplied(earlier)
     if version != game.version:
         raise StaleGame
+    try:
+        locked = _lock(game.id)
+    except sa.exc.OperationalError as error:
+        db.session.rollback()
+        if lost_race(error):
+            _refuse_as_stale(request_key)
+        raise
+    if locked != version:
+        db.session.rollback()
+        _refuse_as_stale(request_key)
     before = _state(game, rounds_touched)
     try:
         created = {id(r) for r in game.rounds}
@@ -112,11 +167,8 @@ def apply_change(
             .execution_options(synchronize_session=False)
         )
         if updated.rowcount != 1:
-            # Lost the race: to a twin of this very request (a double tap), or to another phone.
             db.session.rollback()
-            if already_applied(request_key):
-                raise AlreadyApplied
-            raise StaleGame
+            _refuse_as_stale(request_key)
         record = Change(
             game_id=game.id,
             version=version + 1,
@@ -125,14 +177,19 @@ def apply_change(
             before=before,
             after=after,
             request_key=request_key or None,
+            request_digest=request_digest,
         )
         db.session.add(record)
         db.session.commit()
-    except sa.exc.IntegrityError as error:
+    except (sa.exc.IntegrityError, sa.orm.exc.StaleDataError):
+        # A twin request or another phone stored the same version or rounds first.
         db.session.rollback()
-        if already_applied(request_key):
-            raise AlreadyApplied from error
-        raise StaleGame from error
+        _refuse_as_stale(request_key)
+    except sa.exc.OperationalError as error:
+        db.session.rollback()
+        if not lost_race(error):
+            raise
+        _refuse_as_stale(request_key)
     except BaseException:
         db.session.rollback()
         raise

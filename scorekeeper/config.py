@@ -128,5 +128,11 @@ def configure(app: Flask, overrides: dict | None) -> None:
         load_environment(app)
     else:
         app.config.from_mapping(overrides)
+    # PostgreSQL: a page reads one snapshot (REPEATABLE READ); a write that lost a race to
+    # another phone fails cleanly and is answered "changed on another phone".
+    if str(app.config["SQLALCHEMY_DATABASE_URI"]).startswith("postgresql"):
+        options = dict(app.config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
+        options.setdefault("isolation_level", "REPEATABLE READ")
+        app.config["SQLALCHEMY_ENGINE_OPTIONS"] = options
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)

@@ -7,7 +7,11 @@ computed by :mod:`scorekeeper.rules` from these facts.
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -25,15 +29,18 @@ def utcnow() -> datetime:
 
 
 def name_key(name: str) -> str:
-    """The roster identity of a name: case and surrounding spaces ignored."""
-    return " ".join(name.split()).casefold()
+    """The roster identity of a name: case, surrounding spaces and Unicode composition
+    ignored ("Zoë" typed as z-o-e-diaeresis is the same player)."""
+    return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
 
 
 def sqlite_pragmas(engine: Engine) -> None:
     """Turn on what SQLite leaves off, on every new connection of ``engine`` (the app's own;
-    other engines in the process are left alone)."""
+    other engines in the process are left alone), and make every session a real
+    transaction, so a page reads one consistent snapshot of the database."""
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
 
 
 def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
@@ -43,6 +50,28 @@ def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()
+    # The driver would start transactions only before writes (each read seeing the latest
+    # commit); SQLAlchemy's recipe: no driver transactions, a BEGIN when a session begins.
+    dbapi_connection.isolation_level = None
+
+
+# Set while a write takes its lock: SQLite then begins with the database's write lock (and
+# waits up to busy_timeout for it) instead of failing later on a stale read snapshot.
+_WRITE_LOCK: ContextVar[bool] = ContextVar("sqlite_write_lock", default=False)
+
+
+@contextmanager
+def sqlite_write_lock() -> Iterator[None]:
+    """Within this block a new SQLite transaction begins IMMEDIATE (holding the write lock)."""
+    token = _WRITE_LOCK.set(True)
+    try:
+        yield
+    finally:
+        _WRITE_LOCK.reset(token)
+
+
+def _sqlite_begin(connection: Any) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if _WRITE_LOCK.get() else "BEGIN")
 
 
 class GameStatus(StrEnum):
@@ -99,7 +128,7 @@ class Player(db.Model):
     __table_args__ = (sa.CheckConstraint("length(name_key) > 0", name="name_not_empty"),)
 
     def __init__(self, name: str) -> None:
-        clean = " ".join(name.split())
+        clean = unicodedata.normalize("NFC", " ".join(name.split()))
         super().__init__(name=clean, name_key=name_key(clean))
 
     def __repr__(self) -> str:
@@ -130,6 +159,10 @@ class Game(db.Model):
         sa.DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )
     finished_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    # The finished game this one is a "play again" of: one follow-up game per game.
+    previous_game_id: Mapped[int | None] = mapped_column(
+        sa.ForeignKey("games.id", ondelete="SET NULL"), unique=True
+    )
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", order_by="Seat.position", cascade="all, delete-orphan"
@@ -245,7 +278,20 @@ class Change(db.Model):
     created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
     # Set by the client for each submitted form: a retried request finds its change here.
     request_key: Mapped[str | None] = mapped_column(sa.String(64), unique=True)
+    # A fingerprint of what that request asked: a resubmission with other values is told so.
+    request_digest: Mapped[str | None] = mapped_column(sa.String(64))
 
     game: Mapped[Game] = relationship(back_populates="changes")
 
     __table_args__ = (sa.UniqueConstraint("game_id", "version"),)
+
+
+class AccessSession(db.Model):
+    """A phone signed in with the instance password: signing out deletes it, and a new
+    password makes every earlier one invalid (``pass_mark`` no longer matches)."""
+
+    __tablename__ = "access_sessions"
+
+    token: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    pass_mark: Mapped[str] = mapped_column(sa.String(64))
+    created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)

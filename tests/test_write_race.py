@@ -42,19 +42,15 @@ def save_bids(app, game_id, version, request_key, bids, both_ready, outcome, pho
             game = db.session.get(Game, game_id)
             assert game.version == version
             round_ = gameplay.open_round(game)
-
-            def change() -> None:
-                gameplay.record_bids(game, round_, bids)
-                # Both phones are past the version and request checks, nothing flushed yet.
-                both_ready.wait(timeout=10)
-
+            # Both phones have loaded the game at the same version and are about to save.
+            both_ready.wait(timeout=10)
             changes.apply_change(
                 game,
                 version=version,
                 request_key=request_key,
                 action="bids",
                 rounds_touched=[1],
-                change=change,
+                change=lambda: gameplay.record_bids(game, round_, bids),
             )
             outcome[phone] = STORED
         except (changes.StaleGame, changes.AlreadyApplied) as refused:
