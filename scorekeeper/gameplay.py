@@ -143,18 +143,25 @@ def create_game(
     first_dealer: int,
     game_rules: rules.GameRules,
     request_key: str | None = None,
+    *,
+    request_digest: str | None = None,
+    previous: Game | None = None,
 ) -> Game:
     """Start a game: seats in the given (clockwise) order, the first round ready to play.
 
     Names matching a roster player ignoring case and spaces are that player; others join
     the roster. A repeated ``request_key`` (a double tap on "Start") returns the game the
-    first request created instead of a second one.
+    first request created instead of a second one (the caller compares ``request_digest``
+    to tell a double tap from the same page sent again with other choices). ``previous`` is
+    the finished game this one plays again.
     """
     if (earlier := game_started_by(request_key)) is not None:
         return earlier
     if already_applied(request_key):
         request_key = None  # a key of some other change: not a repeat of this start
     game = Game(rules=game_rules.to_dict(), first_dealer=first_dealer, version=1)
+    if previous is not None:
+        game.previous_game_id = previous.id
     players = _resolve_players(names)
     for position, player in enumerate(players):
         game.seats.append(Seat(player=player, position=position))
@@ -174,6 +181,7 @@ def create_game(
                 "rules": game.rules,
             },
             request_key=request_key or None,
+            request_digest=request_digest,
         )
     )
     try:
@@ -182,6 +190,8 @@ def create_game(
         db.session.rollback()
         if (earlier := game_started_by(request_key)) is not None:
             return earlier
+        if previous is not None and (again := played_again(previous)) is not None:
+            return again
         raise
     return game
 
@@ -240,8 +250,9 @@ def set_werewolf(game: Game, round_: Round, trump: str | None) -> None:
             werewolf_trump=trump,
         )
     )
+    replaced = rules.trump_in_force(None, True, trump)
     round_.werewolf_played = True
-    round_.werewolf_trump = trump
+    round_.werewolf_trump = replaced.value if replaced else None
 
 
 def change_dealer(game: Game, round_: Round, dealer: int) -> None:
@@ -445,9 +456,19 @@ def abandon(game: Game) -> None:
     game.status = GameStatus.ABANDONED
 
 
+def played_again(game: Game) -> Game | None:
+    """The game started by "Play again" after ``game``, if any."""
+    return db.session.scalar(sa.select(Game).where(Game.previous_game_id == game.id))
+
+
 def play_again(game: Game, request_key: str | None = None) -> Game:
-    """A new game with the same players, seats and rules; the next player deals first."""
+    """A new game with the same players, seats and rules; the next player deals first.
+
+    Once per game: a second "Play again" (another tab, another phone) opens that game.
+    """
+    if (again := played_again(game)) is not None:
+        return again
     game_rules = rules_of(game)
     names = [seat.player.name for seat in game.seats]
     first_dealer = rules.next_seat(game.first_dealer, game_rules.players)
-    return create_game(names, first_dealer, game_rules, request_key)
+    return create_game(names, first_dealer, game_rules, request_key, previous=game)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -95,6 +97,16 @@ class Form(FlaskForm):
         """Attach each rule problem's message to the input it concerns."""
         for problem in problems:
             self.add_message(self.problem_key(problem), messages.problem_message(problem, names))
+
+    def digest(self) -> str:
+        """A fingerprint of what was posted (every input but the CSRF token): a request sent
+        again with other values is told apart from a double tap."""
+        posted = sorted(
+            (field.name, [str(value) for value in field.raw_data or ()])
+            for field in self
+            if field.name != "csrf_token"
+        )
+        return hashlib.sha256(json.dumps(posted).encode()).hexdigest()
 
     def messages(self) -> dict[str, list[str]]:
         """Every message by input or area; ``"form"`` for the form as a whole."""

@@ -20,7 +20,7 @@ from .. import changes, gameplay, rules
 from ..extensions import htmx
 from ..forms import table as forms
 from ..forms.base import Form
-from ..models import ChangeAction, Game, GameStatus, Round, RoundState
+from ..models import Change, ChangeAction, Game, GameStatus, Round, RoundState
 from ..queries import load_game, reload_game
 from ..records import player_names, rules_of
 from .rendering import render
@@ -43,6 +43,20 @@ def table(game_id: int) -> Response:
 
 
 STALE = _l("Changed on another phone: this is the latest state. Check it and enter again.")
+RESENT = _l(
+    "Not saved: this page was already saved with other entries. This is what was stored;"
+    " enter the change again if it should be different."
+)
+
+
+def resent_with_other_values(form: forms.GameWriteForm, recorded: Change | None) -> bool:
+    """Whether a request already recorded comes again with other values (the page was sent,
+    then changed and sent again): not a double tap, and not to be dropped in silence."""
+    return (
+        recorded is not None
+        and recorded.request_digest is not None
+        and recorded.request_digest != form.digest()
+    )
 
 
 @dataclass
@@ -73,8 +87,11 @@ def store(
             action=action,
             rounds_touched=rounds_touched,
             change=change,
+            request_digest=form.digest(),
         )
-    except changes.AlreadyApplied:
+    except changes.AlreadyApplied as repeat:
+        if resent_with_other_values(form, repeat.change):
+            return Refusal(409, reload_game(game.id), notice=str(RESENT))
         return None
     except changes.StaleGame:
         return Refusal(409, reload_game(game.id), notice=str(STALE))
@@ -99,7 +116,9 @@ def _write(
     choices = forms.posted_choices(form)
     if not form.validate_on_submit():
         return render_table(game, 422, errors=form.messages(), choices=choices)
-    if changes.already_applied(form.request_key.data):
+    if (recorded := changes.applied_change(form.request_key.data)) is not None:
+        if resent_with_other_values(form, recorded):
+            return render_table(game, 409, notice=str(RESENT))
         return done(game_id)
     round_ = None
     if number is not None:

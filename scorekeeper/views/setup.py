@@ -6,15 +6,16 @@ and store nothing; "Start game" checks everything and creates the game.
 """
 
 from flask import Blueprint, Response, redirect, request, url_for
+from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
-from .. import gameplay, rules
+from .. import changes, gameplay, rules
 from ..extensions import htmx
 from ..forms import setup as forms
 from ..forms.base import whole_number
 from ..models import Player, name_key
 from ..queries import roster_by_games_played
-from .rendering import render
+from .rendering import new_request_key, render
 
 bp = Blueprint("setup", __name__)
 
@@ -72,8 +73,26 @@ def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
     game_rules = form.game_rules()
     if game_rules is None:
         return render_form(form, roster, 422)
+    digest = form.digest()
+    started = changes.applied_change(form.request_key.data)
+    if started is not None and started.request_digest not in (None, digest):
+        # The page was used to start a game, then changed and sent again: say so, and let
+        # the next tap start the game as it is now chosen.
+        form.request_key.data = new_request_key()
+        form.add_message(
+            "form",
+            _(
+                "A game was already started from this page with other choices (it is in the"
+                " history). Check the choices and tap “Start game” again for a new one."
+            ),
+        )
+        return render_form(form, roster, 409)
     game = gameplay.create_game(
-        form.names(), form.first_dealer_seat(), game_rules, form.request_key.data
+        form.names(),
+        form.first_dealer_seat(),
+        game_rules,
+        form.request_key.data,
+        request_digest=digest,
     )
     target = url_for("play.table", game_id=game.id)
     if htmx:
