@@ -9,7 +9,7 @@ from jinja2 import StrictUndefined
 from werkzeug.routing import IntegerConverter, Map
 
 from . import cli, config, errors, i18n, models, views
-from .extensions import babel, csrf, db, htmx, migrate
+from .extensions import babel, csrf, db, htmx, limiter, migrate
 
 # No inline script or style anywhere: htmx runs with eval and its inline styles turned off.
 CONTENT_SECURITY_POLICY = (
@@ -45,6 +45,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
     csrf.init_app(app)
     htmx.init_app(app)
+    limiter.init_app(app)
     babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
     errors.init_app(app)
 

@@ -118,6 +118,12 @@ def configure(app: Flask, overrides: dict | None) -> None:
         TIMEZONE="UTC",
         # "classic" (♣ ♦ ♥ ♠) or "colours" (the four colours of the editions that print them).
         SUIT_STYLE="classic",
+        # Wrong passwords allowed per client address (Flask-Limiter's notation).
+        LOGIN_RATE_LIMIT="10 per minute",
+        RATELIMIT_STORAGE_URI="memory://",
+        RATELIMIT_HEADERS_ENABLED=True,
+        # Behind a TLS proxy, set SCOREKEEPER_SESSION_COOKIE_SECURE=true.
+        SESSION_COOKIE_SECURE=False,
         MAX_CONTENT_LENGTH=50 * 1024 * 1024,
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",

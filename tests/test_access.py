@@ -67,3 +67,81 @@ def test_locking_the_phone_asks_again(locked):
     assert client.get("/").status_code == 200
     client.post("/logout")
     assert client.get("/").status_code == 303
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "//evil.example/",
+        "/%09/evil.example",
+        "/\t/evil.example",
+        "/\\evil.example",
+        "/%5Cevil.example",
+        "/%2F%2Fevil.example",
+        "https://evil.example/",
+        " //evil.example",
+        "/\x00/evil.example",
+    ],
+)
+def test_no_form_of_another_address_is_followed_after_sign_in(locked, target):
+    client = locked.test_client()
+    response = client.post("/login", data={"password": "wizard", "next": target})
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/"
+
+
+def test_password_guesses_are_limited_per_address_with_the_time_to_wait(locked):
+    client = locked.test_client()
+    for _ in range(10):
+        assert client.post("/login", data={"password": "muggle"}).status_code == 422
+    blocked = client.post("/login", data={"password": "wizard"})
+    assert blocked.status_code == 429
+    wait = int(blocked.headers["Retry-After"])
+    assert 1 <= wait <= 60
+    assert f"Too many wrong passwords: try again in {wait} seconds." in blocked.get_data(
+        as_text=True
+    )
+    # Another address is not slowed down by these guesses.
+    other = locked.test_client()
+    right = other.post(
+        "/login", data={"password": "wizard"}, environ_base={"REMOTE_ADDR": "10.0.0.9"}
+    )
+    assert right.status_code == 303
+
+
+def test_the_right_password_does_not_count_as_a_guess(locked):
+    client = locked.test_client()
+    for _ in range(12):
+        assert client.post("/login", data={"password": "wizard"}).status_code == 303
+
+
+def test_signing_out_revokes_a_copy_of_the_cookie(locked):
+    client = locked.test_client()
+    client.post("/login", data={"password": "wizard"})
+    copied = client.get_cookie("session").value
+    client.post("/logout")
+    thief = locked.test_client()
+    thief.set_cookie("session", copied)
+    assert thief.get("/").status_code == 303
+
+
+def test_a_new_password_signs_every_phone_out(locked):
+    client = locked.test_client()
+    client.post("/login", data={"password": "wizard"})
+    assert client.get("/").status_code == 200
+    locked.config["ACCESS_PASSWORD"] = "sorcerer"
+    assert client.get("/").status_code == 303
+
+
+def test_the_session_cookie_can_be_marked_secure_for_a_tls_proxy(tmp_path):
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'tls.sqlite'}",
+            ACCESS_PASSWORD="wizard",
+            SESSION_COOKIE_SECURE=True,
+        )
+    )
+    with app.app_context():
+        db.create_all()
+    response = app.test_client().post("/login", data={"password": "wizard"})
+    assert "Secure" in response.headers["Set-Cookie"]

@@ -4,14 +4,15 @@ Everything asks for it except the health check, static files and the read-only l
 so the other phones at the table can follow a game without it.
 """
 
-import hashlib
 import hmac
 
 from flask import Blueprint, Flask, Response, current_app, redirect, request, session, url_for
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_htmx import make_response as htmx_response
 
-from ..extensions import htmx
+from .. import signins
+from ..extensions import htmx, limiter, limiter_wait
 from ..forms.access import LoginForm
 from ..forms.base import Form
 from .rendering import render, safe_path
@@ -35,16 +36,16 @@ OPEN_ENDPOINTS = frozenset(
 
 
 def _pass_mark() -> str:
-    """What the session holds once the password was given; a new password invalidates it."""
-    password = current_app.config["ACCESS_PASSWORD"].encode()
-    key = current_app.config["SECRET_KEY"].encode()
-    return hmac.new(key, password, hashlib.sha256).hexdigest()
+    """The current password's fingerprint: a sign-in made under another one no longer holds."""
+    return signins.pass_mark(
+        current_app.config["ACCESS_PASSWORD"], current_app.config["SECRET_KEY"]
+    )
 
 
 def require_password() -> Response | None:
     if not current_app.config.get("ACCESS_PASSWORD") or request.endpoint in OPEN_ENDPOINTS:
         return None
-    if hmac.compare_digest(session.get("access", ""), _pass_mark()):
+    if signins.is_signed_in(session.get("access"), _pass_mark()):
         return None
     target = url_for("access.login", next=request.full_path.rstrip("?"))
     if htmx:
@@ -52,7 +53,14 @@ def require_password() -> Response | None:
     return redirect(target, 303)
 
 
+def _failed_guess(response: Response) -> bool:
+    return response.status_code == 422
+
+
 @bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(
+    lambda: current_app.config["LOGIN_RATE_LIMIT"], methods=["POST"], deduct_when=_failed_guess
+)
 def login() -> Response:
     form = LoginForm(next=request.args.get("next"))
     if not current_app.config.get("ACCESS_PASSWORD"):
@@ -60,7 +68,7 @@ def login() -> Response:
     if form.validate_on_submit():
         given = form.password.data.encode()
         if hmac.compare_digest(given, current_app.config["ACCESS_PASSWORD"].encode()):
-            session["access"] = _pass_mark()
+            session["access"] = signins.sign_in(_pass_mark())
             session.permanent = True
             return redirect(safe_path(form.next.data), 303)
         form.password.errors.append(_("That is not the password."))
@@ -72,8 +80,25 @@ def login() -> Response:
 def logout() -> Response:
     form = Form()
     if form.validate_on_submit():
-        session.pop("access", None)
+        signins.sign_out(session.pop("access", None))
     return redirect(url_for("access.login"), 303)
+
+
+@bp.errorhandler(429)
+def too_many_guesses(error: Exception) -> Response:
+    """Wrong passwords from one address come back slower: the login form says when to retry."""
+    wait = limiter_wait()
+    form = LoginForm(formdata=None, next=request.form.get("next"))
+    form.password.errors = [
+        ngettext(
+            "Too many wrong passwords: try again in %(num)d second.",
+            "Too many wrong passwords: try again in %(num)d seconds.",
+            wait,
+        )
+    ]
+    response = render("access/login.html", None, 429, form=form)
+    response.headers["Retry-After"] = str(wait)
+    return response
 
 
 def init_app(app: Flask) -> None:
