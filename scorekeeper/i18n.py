@@ -8,6 +8,7 @@ Stored times stay UTC; only what is shown follows the viewer.
 
 from __future__ import annotations
 
+from urllib.parse import unquote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import current_app, has_request_context, request
@@ -53,5 +54,6 @@ def select_timezone() -> str:
     default = current_app.config.get("TIMEZONE") or "UTC"
     if not has_request_context():
         return default
-    zone = request.cookies.get(TIMEZONE_COOKIE)
+    # app.js writes the zone URL-encoded ("America%2FSao_Paulo").
+    zone = unquote(request.cookies.get(TIMEZONE_COOKIE, ""))
     return zone if known_zone(zone) else default
