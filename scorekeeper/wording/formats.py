@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
+from babel import numbers
 from babel.lists import format_list
 from babel.numbers import get_decimal_symbol
 from flask_babel import format_decimal, get_locale
+
+SIGNED = "+#,##0;-#,##0"
 
 
 def names_list(items: Iterable[object]) -> str:
@@ -19,7 +23,14 @@ def names_list(items: Iterable[object]) -> str:
 
 def signed(points: int) -> str:
     """Points of a round with their sign: "+40", "−10" (the language's minus and digits)."""
-    return format_decimal(points, format="+#,##0;-#,##0")
+    return _signed(points, str(get_locale() or "en"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _signed(points: int, locale: str) -> str:
+    # A sheet asks for the same few values in one language again and again, and Babel parses
+    # the pattern and looks up the locale's symbols on every call: keep each answer.
+    return numbers.format_decimal(points, format=SIGNED, locale=locale)
 
 
 def csv_separator() -> str:
