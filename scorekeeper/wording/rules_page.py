@@ -162,23 +162,35 @@ _TABLE_NOTE_DETAILS = {
 }
 
 
-def _entry(group: str, value: object, name: str, summary: str) -> RuleEntry:
-    key = anchor(group, value)
-    return RuleEntry(key, name, summary, str(_DETAILS[key]))
-
-
-def _group(
-    key: str,
-    title: str,
-    values: tuple[object, ...],
-    name: Callable[[object], str],
-    summary: Callable[[object], str],
-) -> RuleGroup:
-    return RuleGroup(key, title, tuple(_entry(key, v, name(v), summary(v)) for v in values))
+# The groups of the setup page, in its order: anchor, title, choices, name and summary.
+_GROUPS: tuple[tuple[str, object, tuple, Callable, Callable], ...] = (
+    ("plan", _l("Round plan"), tuple(rules.PlanKind), messages.plan_label,
+     messages.plan_explanation),
+    ("bid_rule", _l("Bid rule"), tuple(rules.BidRule), messages.bid_rule_label,
+     messages.bid_rule_explanation),
+    ("bid_reveal", _l("Bids"), tuple(rules.BidReveal), messages.reveal_label,
+     messages.reveal_explanation),
+    ("variant", _l("Variants"), ("saboteur", "jester_bid", "tie_break_by_bids"),
+     messages.variant_label, messages.variant_explanation),
+    ("jubilee", _l("Jubilee edition cards"),
+     ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
+     messages.jubilee_label, messages.jubilee_explanation),
+)  # fmt: skip
 
 
 def rule_groups() -> tuple[RuleGroup, ...]:
     """Every choice of the setup page, grouped as the setup page groups them."""
+    groups = [
+        RuleGroup(
+            key,
+            str(title),
+            tuple(
+                RuleEntry(anchor(key, v), name(v), summary(v), str(_DETAILS[anchor(key, v)]))
+                for v in values
+            ),
+        )
+        for key, title, values, name, summary in _GROUPS
+    ]
     notes = tuple(
         RuleEntry(
             anchor("table_note", note),
@@ -188,41 +200,4 @@ def rule_groups() -> tuple[RuleGroup, ...]:
         )
         for note in rules.TABLE_ONLY_RULES
     )
-    return (
-        _group(
-            "plan",
-            str(_l("Round plan")),
-            tuple(rules.PlanKind),
-            messages.plan_label,
-            messages.plan_explanation,
-        ),
-        _group(
-            "bid_rule",
-            str(_l("Bid rule")),
-            tuple(rules.BidRule),
-            messages.bid_rule_label,
-            messages.bid_rule_explanation,
-        ),
-        _group(
-            "bid_reveal",
-            str(_l("Bids")),
-            tuple(rules.BidReveal),
-            messages.reveal_label,
-            messages.reveal_explanation,
-        ),
-        _group(
-            "variant",
-            str(_l("Variants")),
-            ("saboteur", "jester_bid", "tie_break_by_bids"),
-            messages.variant_label,
-            messages.variant_explanation,
-        ),
-        _group(
-            "jubilee",
-            str(_l("Jubilee edition cards")),
-            ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
-            messages.jubilee_label,
-            messages.jubilee_explanation,
-        ),
-        RuleGroup("table_note", str(_l("Played at the table")), notes),
-    )
+    return (*groups, RuleGroup("table_note", str(_l("Played at the table")), notes))
