@@ -16,7 +16,7 @@ from werkzeug.test import encode_multipart
 from scorekeeper import create_app, exchange, rules, snapshots
 from scorekeeper.exchange import schema as exchange_schema
 from scorekeeper.extensions import db
-from scorekeeper.models import Change, Entry, Game, Player, Round
+from scorekeeper.models import Change, ChangeAction, Entry, Game, Player, Round
 from tests import play_helpers as play
 from tests.conftest import make_config
 from tests.factories import make_game, new_game, random_rounds
@@ -808,3 +808,246 @@ def test_restore_looks_players_and_games_up_in_chunks(db_ctx, monkeypatch):
     assert (result.games_skipped, result.players_added) == (3, 0)
     looked_up = [q for q in queries if " IN (" in q.upper() or "= ANY" in q.upper()]
     assert len(looked_up) >= 4  # 5 players and 3 games, 2 at a time
+
+
+def entry_of(data: dict, position: int) -> dict:
+    """History entry ``position`` (from 1) of the first game: the start, then the correction."""
+    return data["games"][0]["history"][position - 1]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        # An empty "before" made undo a server error.
+        (
+            lambda d: entry_of(d, 2).update(before={}),
+            "game 1, history entry 2: the state before the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2).update(before=None),
+            "game 1, history entry 2: the state before the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2).pop("after"),
+            "game 1, history entry 2: the state after the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["after"]["rounds"][0].pop("state"),
+            "game 1, history entry 2: the state after the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["after"]["rounds"][0].update(tricks=[0, "2", 0]),
+            "game 1, history entry 2: the state after the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["after"].update(status="won"),
+            "game 1, history entry 2: the state after the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["after"].update(finished_at="yesterday"),
+            "game 1, history entry 2: the state after the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["before"].update({"x" * 65: 1}),
+            "game 1, history entry 2: the state before the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 1).update(before={"status": "in_progress", "rounds": []}),
+            "game 1, history entry 1: the state before the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 1)["after"].pop("players"),
+            "game 1, history entry 1: the state after the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2).update(action="undo"),  # an undo names what it undid
+            "game 1, history entry 2: the state after the change is not as the app records it.",
+        ),
+        (
+            lambda d: entry_of(d, 2).update(action="edit_plan"),  # and a plan edit its plan
+            "game 1, history entry 2: the state after the change is not as the app records it.",
+        ),
+        # What the schema cannot see: the game's seats, cards and rules.
+        (
+            lambda d: entry_of(d, 2)["before"]["rounds"][0].update(bids=[0, 1]),
+            "game 1, history entry 2: a round it records does not fit the game's seats and cards.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["before"]["rounds"][0].update(dealer=4),
+            "game 1, history entry 2: a round it records does not fit the game's seats and cards.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["before"]["rounds"][0].update(cloud_seat=5),
+            "game 1, history entry 2: a round it records does not fit the game's seats and cards.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["before"]["rules"].update(players=4),
+            "game 1, history entry 2: the rules it records are not valid for this game.",
+        ),
+        (
+            lambda d: entry_of(d, 2)["after"]["rules"].update(bid_rule="strict"),
+            "game 1, history entry 2: the rules it records are not valid for this game.",
+        ),
+        (
+            lambda d: entry_of(d, 1)["after"].update(first_dealer=3),
+            "game 1, history entry 1: the start it records does not fit the game's seats and "
+            "rules.",
+        ),
+        (
+            lambda d: entry_of(d, 1)["after"].update(players=["Ann", "Bob"]),
+            "game 1, history entry 1: the start it records does not fit the game's seats and "
+            "rules.",
+        ),
+        (
+            lambda d: entry_of(d, 2).update(
+                action="undo",
+                after={**entry_of(d, 2)["after"], "undoes": 2, "undone_action": "bid"},
+            ),
+            "game 1, history entry 2: it undoes a change that is not earlier in its history.",
+        ),
+    ],
+)
+def test_a_history_entry_must_be_what_the_app_records(ctx, change, problem):
+    data = valid_backup(ctx)
+    change(data)
+    assert refused_problems(data) == [problem]
+
+
+@pytest.mark.parametrize(
+    ("versions", "game_version", "problem"),
+    [
+        # A history version above the game's made every later write to it "changed on another
+        # phone" (409), for ever.
+        ([2, 4], 3, "game 1: its version (3) must be that of its latest history entry (4)."),
+        ([1, 2], 3, "game 1: its version (3) must be that of its latest history entry (2)."),
+        ([2, 2], 3, "game 1: two history entries have the same version."),
+    ],
+)
+def test_history_versions_end_at_the_game_s_version(ctx, versions, game_version, problem):
+    data = valid_backup(ctx)
+    data["games"][0]["version"] = game_version
+    for entry, version in zip(data["games"][0]["history"], versions, strict=True):
+        entry["version"] = version
+    assert refused_problems(data) == [problem]
+
+
+def test_history_entries_are_stored_in_version_order(ctx):
+    data = valid_backup(ctx)
+    data["games"][0]["history"].reverse()
+    exchange.import_file(json.dumps(data).encode())
+    game = db.session.scalar(sa.select(Game).where(Game.uid == data["games"][0]["uid"]))
+    assert [change.version for change in game.changes] == [2, 3]
+
+
+def play_a_game_with_every_kind_of_change(client) -> int:
+    """A custom-plan game through the app: bids, a bid taken back, a correction, an undo, a
+    plan edit, and the end; every kind of history entry the table writes."""
+    game_id = new_game(
+        bid_rule="plus_minus_one", plan=rules.RoundPlan("custom", custom=(1, 2, 3, 3))
+    )
+    play.play_round(client, game_id, 1, 0, [1, 1, 1], [1, 0, 0])
+    correction = play.correction([1, 1, 1], [0, 1, 0])
+    assert play.post(client, game_id, "rounds/1/edit", correction).status_code == 303
+    assert play.post(client, game_id, "undo", {}).status_code == 303
+    assert play.post(client, game_id, "plan", {"later": "2"}).status_code == 303
+    play.trump(client, game_id, 2)
+    play.bid(client, game_id, 2, 2, 1)
+    assert play.post(client, game_id, "rounds/2/take-back", {}).status_code == 303
+    play.bid(client, game_id, 2, 2, 0)
+    play.bid(client, game_id, 2, 0, 1)
+    play.bid(client, game_id, 2, 1, 0)
+    assert play.tricks(client, game_id, 2, {0: 1, 1: 0, 2: 1}).status_code == 303
+    assert play.post(client, game_id, "undo", {}).status_code == 303
+    assert play.post(client, game_id, "abandon", {}).status_code == 303
+    return game_id
+
+
+def test_a_game_played_through_the_app_restores_and_undo_still_works(ctx, client, tmp_path):
+    play_a_game_with_every_kind_of_change(client)
+    backup = client.get("/history/backup.json").data
+    actions = [c["action"] for c in json.loads(backup)["games"][0]["history"]]
+    assert set(actions) >= {"create_game", "set_trump", "bid", "take_back_bid", "record_round"}
+    assert set(actions) >= {"edit_round", "undo", "edit_plan", "abandon"}
+    other = fresh_instance(tmp_path)
+    with other.app_context():
+        assert exchange.import_file(backup).games_added == 1
+        assert exchange.backup_json().encode() == backup
+        game_id = db.session.scalar(sa.select(Game.id))
+        again = other.test_client()
+        assert play.post(again, game_id, "undo", {}).status_code == 303  # the abandon
+        assert play.post(again, game_id, "undo", {}).status_code == 303  # round 2's tricks
+        db.session.expire_all()
+        assert db.session.get(Game, game_id).status == "in_progress"
+        db.engine.dispose()
+
+
+def test_history_written_by_older_versions_of_the_app_still_imports(ctx):
+    # Before Cloud seats, finish times and plan edits, snapshots and states had fewer keys.
+    data = valid_backup(ctx)
+    for state in (entry_of(data, 2)["before"], entry_of(data, 2)["after"]):
+        del state["finished_at"], state["rules"]
+        del state["rounds"][0]["cloud_seat"]
+    assert exchange.import_file(json.dumps(data).encode()).games_added == 3
+
+
+def test_the_schema_names_every_field_of_a_history_snapshot():
+    defs = exchange_schema.schema()["$defs"]
+    seat_lists = {snapshots.snapshot_key(name) for name in snapshots.SEAT_FIELDS}
+    assert set(defs["snapshot"]["properties"]) == {*snapshots.ROUND_FIELDS, *seat_lists}
+    assert set(defs["snapshot"]["required"]) == set(defs["snapshot"]["properties"]) - {
+        "cloud_seat"
+    }
+    undoable = {str(action) for action in ChangeAction} - {"create_game", "undo"}
+    assert set(defs["state"]["properties"]["undone_action"]["enum"]) == undoable
+
+
+ODD_VALUES = [None, True, 0, -1, 1.5, 2**31, 7, "", "x" * 70, "hearts", "2024-13-01", [], {}, [1]]
+
+
+def paths_in(node, path=()):
+    """Every place in a JSON document, as a path of keys and indices."""
+    yield path
+    if isinstance(node, dict | list):
+        for key, child in node.items() if isinstance(node, dict) else enumerate(node):
+            yield from paths_in(child, (*path, key))
+
+
+def mutate(data, path, rng) -> None:
+    """Put an odd value at ``path`` (or drop the key), if an earlier change left it there."""
+    parent = data
+    for depth, key in enumerate(path):
+        inner = depth < len(path) - 1
+        holds = isinstance(parent, dict) and isinstance(key, str) and (key in parent or not inner)
+        holds = holds or (isinstance(parent, list) and isinstance(key, int) and key < len(parent))
+        if not holds:
+            return
+        if inner:
+            parent = parent[key]
+    last = path[-1]
+    if isinstance(parent, dict) and rng.random() < 0.2:
+        parent.pop(last, None)
+    else:
+        parent[last] = rng.choice(ODD_VALUES)
+
+
+def test_the_quick_check_judges_every_file_as_jsonschema_does(ctx):
+    import random
+
+    base = valid_backup(ctx)
+    base["games"] = base["games"][:2]
+    places = list(paths_in(base))[1:]
+    quick, full = exchange_schema.quick_check(), exchange_schema.validator()
+    rng = random.Random(12)
+    refused = 0
+    for _ in range(600):
+        data = json.loads(json.dumps(base))
+        for path in rng.sample(places, rng.choice((1, 1, 2))):
+            mutate(data, path, rng)
+        assert quick(data) == full.is_valid(data), data
+        refused += not quick(data)
+    assert 300 < refused < 600  # both kinds of file were tried
+
+
+def test_the_quick_check_refuses_to_compile_a_keyword_it_does_not_know():
+    with pytest.raises(ValueError, match="additionalProperties"):
+        exchange_schema._compile({"type": "object", "additionalProperties": False})

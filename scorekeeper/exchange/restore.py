@@ -22,13 +22,14 @@ from flask_babel import ngettext
 
 from .. import records, rules, snapshots
 from ..extensions import db
-from ..models import Change, Game, Player, Round, RoundState, Seat, name_key
+from ..models import Change, ChangeAction, Game, Player, Round, RoundState, Seat, name_key
 from ..wording import messages
 from .schema import (
     FORMAT,
     VERSION,
     cards_message,
     game_place,
+    history_place,
     located,
     player_place,
     round_place,
@@ -192,11 +193,96 @@ def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
         problems.append(_("a player sits twice."))
     if game["first_dealer"] >= players:
         problems.append(seat_message("first_dealer", players))
-    versions = [change["version"] for change in game.get("history", [])]
+    history = game.get("history", [])
+    versions = [change["version"] for change in history]
     if len(set(versions)) != len(versions):
         problems.append(_("two history entries have the same version."))
+    elif versions and max(versions) != game["version"]:
+        # The next write is based on the game's version and records the one after it.
+        problems.append(
+            _(
+                "its version (%(game)d) must be that of its latest history entry (%(last)d).",
+                game=game["version"],
+                last=max(versions),
+            )
+        )
     problems = [located(where, problem) for problem in problems]
+    problems += _history_problems(history, game_rules, where)
     return problems + _round_problems(game["rounds"], game_rules, where)
+
+
+def _history_problems(history: list[dict], game_rules: rules.GameRules, where: str) -> list[str]:
+    """What the schema cannot see in each entry: its rounds against the game's seats and cards,
+    the rules it records, and the change an undo names."""
+    problems = []
+    by_version = {change["version"]: change for change in history}
+    same_rules = {json.dumps(game_rules.to_dict(), sort_keys=True)}
+    for number, change in enumerate(history, start=1):
+        if change["action"] == ChangeAction.CREATE_GAME:
+            found = _start_problems(change["after"], game_rules, same_rules)
+        else:
+            found = []
+            for state in (change["before"], change["after"]):
+                found += _state_problems(state, game_rules, same_rules)
+            if change["action"] == ChangeAction.UNDO:
+                undone = by_version.get(change["after"]["undoes"])
+                if (
+                    undone is None
+                    or undone["version"] >= change["version"]
+                    or undone["action"] in (ChangeAction.CREATE_GAME, ChangeAction.UNDO)
+                    or undone["action"] != change["after"]["undone_action"]
+                ):
+                    found.append(_("it undoes a change that is not earlier in its history."))
+        place = history_place(where, number)
+        problems.extend(located(place, problem) for problem in dict.fromkeys(found))
+    return problems
+
+
+def _rules_fit(data: dict, game_rules: rules.GameRules, valid: set[str]) -> bool:
+    """Whether rules a history entry records are rules for this game (its players); ``valid``
+    remembers rules found good, as every entry of a game records the same few."""
+    text = json.dumps(data, sort_keys=True)
+    if text in valid:
+        return True
+    try:
+        fits = rules.GameRules.from_dict(data).players == game_rules.players
+    except (rules.RulesError, TypeError):
+        return False
+    if fits:
+        valid.add(text)
+    return fits
+
+
+def _start_problems(after: dict, game_rules: rules.GameRules, valid: set[str]) -> list[str]:
+    """The start of the game: a name per seat, a first dealer among them, rules for them."""
+    players = game_rules.players
+    if (
+        len(after["players"]) != players
+        or after["first_dealer"] >= players
+        or not _rules_fit(after["rules"], game_rules, valid)
+    ):
+        return [_("the start it records does not fit the game's seats and rules.")]
+    return []
+
+
+def _state_problems(state: dict, game_rules: rules.GameRules, valid: set[str]) -> list[str]:
+    """A before/after state: rounds of this game's seats and cards (what undo would write
+    back), rules for this game's players (what undo of a plan edit would put back)."""
+    found = []
+    players, top = game_rules.players, game_rules.max_hand_size
+    for snapshot in state["rounds"]:
+        lists = [snapshot[snapshots.snapshot_key(name)] for name in snapshots.SEAT_FIELDS]
+        if (
+            any(len(values) != players for values in lists)
+            or snapshot["dealer"] >= players
+            or (snapshot.get("cloud_seat") or 0) >= players
+            or snapshot["hand_size"] > top
+            or any(value is not None and value > top for values in lists for value in values)
+        ):
+            found.append(_("a round it records does not fit the game's seats and cards."))
+    if "rules" in state and not _rules_fit(state["rules"], game_rules, valid):
+        found.append(_("the rules it records are not valid for this game."))
+    return found
 
 
 def _round_problems(rounds: list[dict], game_rules: rules.GameRules, where: str) -> list[str]:
@@ -344,7 +430,7 @@ def _build_game(data: dict, players: Mapping[str, Player]) -> Game:
         round_ = snapshots.round_from_export(round_data)
         _bring_back_hidden_bids(round_, game_rules)
         game.rounds.append(round_)
-    for change in data.get("history", []):
+    for change in sorted(data.get("history", []), key=lambda change: change["version"]):
         game.changes.append(
             Change(
                 version=change["version"],

@@ -8,7 +8,8 @@ rules or other records is checked afterwards by :mod:`.restore`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -105,6 +106,185 @@ def validator() -> jsonschema.protocols.Validator:
     return cls(_inline(full, full.get("$defs", {})), format_checker=formats)
 
 
+# --- a quick yes or no for a whole file ----------------------------------------------------
+
+Check = Callable[[Any], bool]
+# Keywords that only describe; the quick check reads every other keyword the schema uses and
+# refuses to compile one it does not know, so it can never pass what the schema refuses.
+_NOTES = frozenset({"$schema", "$id", "$defs", "title", "description"})
+_JSON_TYPES: dict[str, Check] = {
+    "object": lambda value: isinstance(value, dict),
+    "array": lambda value: isinstance(value, list),
+    "string": lambda value: isinstance(value, str),
+    "integer": lambda value: _whole_number(None, value),
+    "number": lambda value: isinstance(value, int | float) and not isinstance(value, bool),
+    "boolean": lambda value: isinstance(value, bool),
+    "null": lambda value: value is None,
+}
+
+
+def _same(a: object, b: object) -> bool:
+    """JSON equality for ``enum`` and ``const``: true and 1 differ, as for jsonschema."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _compile(node: Mapping[str, Any]) -> Check:
+    """One check for an (inlined) schema node: true when :func:`validator` finds no error.
+
+    The keywords compile to closures, so a club's backup is judged in a fraction of the time
+    jsonschema takes (which finds *where* a file is wrong, for the messages).
+    """
+    checks: list[Check] = []
+    unknown = set(node) - _NOTES - set(_KEYWORDS)
+    if unknown:
+        raise ValueError(f"the quick check does not know {sorted(unknown)}")
+    for keyword, build in _KEYWORDS.items():
+        if keyword in node:
+            check = build(node)
+            if check is not None:
+                checks.append(check)
+    if len(checks) == 1:
+        return checks[0]
+    return lambda value: all(check(value) for check in checks)
+
+
+def _type(node: Mapping[str, Any]) -> Check:
+    kinds = node["type"] if isinstance(node["type"], list) else [node["type"]]
+    tests = [_JSON_TYPES[kind] for kind in kinds]
+    return lambda value: any(test(value) for test in tests)
+
+
+def _enum(node: Mapping[str, Any]) -> Check:
+    options = node["enum"]
+    return lambda value: any(_same(value, option) for option in options)
+
+
+def _const(node: Mapping[str, Any]) -> Check:
+    return lambda value: _same(value, node["const"])
+
+
+def _minimum(node: Mapping[str, Any]) -> Check:
+    low = node["minimum"]
+    return lambda value: not _is_number(value) or value >= low
+
+
+def _maximum(node: Mapping[str, Any]) -> Check:
+    high = node["maximum"]
+    return lambda value: not _is_number(value) or value <= high
+
+
+def _min_length(node: Mapping[str, Any]) -> Check:
+    low = node["minLength"]
+    return lambda value: not isinstance(value, str) or len(value) >= low
+
+
+def _max_length(node: Mapping[str, Any]) -> Check:
+    high = node["maxLength"]
+    return lambda value: not isinstance(value, str) or len(value) <= high
+
+
+def _pattern(node: Mapping[str, Any]) -> Check:
+    search = re.compile(node["pattern"]).search
+    return lambda value: not isinstance(value, str) or search(value) is not None
+
+
+def _format(node: Mapping[str, Any]) -> Check | None:
+    if node["format"] != "date-time":
+        return None  # formats other than date-time are not checked (as by validator())
+    return _iso_time
+
+
+def _required(node: Mapping[str, Any]) -> Check:
+    names = node["required"]
+    return lambda value: not isinstance(value, dict) or all(name in value for name in names)
+
+
+def _properties(node: Mapping[str, Any]) -> Check:
+    known = {name: _compile(sub) for name, sub in node["properties"].items()}
+
+    def check(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return True
+        return all(test(value[name]) for name, test in known.items() if name in value)
+
+    return check
+
+
+def _property_names(node: Mapping[str, Any]) -> Check:
+    test = _compile(node["propertyNames"])
+    return lambda value: not isinstance(value, dict) or all(test(key) for key in value)
+
+
+def _items(node: Mapping[str, Any]) -> Check:
+    test = _compile(node["items"])
+    return lambda value: not isinstance(value, list) or all(test(item) for item in value)
+
+
+def _min_items(node: Mapping[str, Any]) -> Check:
+    low = node["minItems"]
+    return lambda value: not isinstance(value, list) or len(value) >= low
+
+
+def _max_items(node: Mapping[str, Any]) -> Check:
+    high = node["maxItems"]
+    return lambda value: not isinstance(value, list) or len(value) <= high
+
+
+def _all_of(node: Mapping[str, Any]) -> Check:
+    tests = [_compile(sub) for sub in node["allOf"]]
+    return lambda value: all(test(value) for test in tests)
+
+
+def _if(node: Mapping[str, Any]) -> Check:
+    condition = _compile(node["if"])
+    then = _compile(node.get("then", {}))
+    otherwise = _compile(node.get("else", {}))
+    return lambda value: then(value) if condition(value) else otherwise(value)
+
+
+def _nothing(_node: Mapping[str, Any]) -> None:
+    return None  # read with "if"
+
+
+# Cheap keywords first: a wrong type stops before the properties are walked.
+_KEYWORDS: dict[str, Callable[[Mapping[str, Any]], Check | None]] = {
+    "type": _type,
+    "enum": _enum,
+    "const": _const,
+    "minimum": _minimum,
+    "maximum": _maximum,
+    "minLength": _min_length,
+    "maxLength": _max_length,
+    "pattern": _pattern,
+    "format": _format,
+    "required": _required,
+    "minItems": _min_items,
+    "maxItems": _max_items,
+    "propertyNames": _property_names,
+    "properties": _properties,
+    "items": _items,
+    "allOf": _all_of,
+    "if": _if,
+    "then": _nothing,
+    "else": _nothing,
+}
+
+
+@cache
+def quick_check() -> Check:
+    """Whether a file has the schema's shape, as :func:`validator` would judge it, only faster
+    (a 13 MB backup: under a second instead of five). Only a file it refuses is walked by
+    jsonschema, to say where and why."""
+    full = schema()
+    return _compile(_inline(full, full.get("$defs", {})))
+
+
 # --- places and sentences ------------------------------------------------------------------
 
 
@@ -126,6 +306,18 @@ def game_place(number: int) -> str:
 def round_place(game: str, number: int) -> str:
     """The place of the ``number``-th round record (from 1) of a game."""
     return _("%(game)s, round %(number)d", game=game, number=number)
+
+
+def history_place(game: str, number: int) -> str:
+    """The place of the ``number``-th history entry (from 1) of a game."""
+    return _("%(game)s, history entry %(number)d", game=game, number=number)
+
+
+def state_message(side: str) -> str:
+    """A history entry's ``before`` or ``after`` is not what the app records for its action."""
+    if side == "before":
+        return _("the state before the change is not as the app records it.")
+    return _("the state after the change is not as the app records it.")
 
 
 def cards_message(top: int) -> str:
@@ -308,6 +500,8 @@ def _describe(path: Path, limits: _Limits, kind: str) -> str:
         case ("games", int(number), "rounds", int(round_number), *rest):
             where = round_place(game_place(number + 1), round_number + 1)
             return located(where, _describe_round(rest, *limits.of(number)))
+        case ("games", int(number), "history", int(entry), "before" | "after" as side, *_):
+            return located(history_place(game_place(number + 1), entry + 1), state_message(side))
         case ("games", int(number), *rest):
             return located(game_place(number + 1), _describe_game(rest, *limits.of(number), kind))
     return _not_valid(".".join(str(key) for key in path) or "file")
@@ -351,6 +545,8 @@ def shape_problems(data: Any) -> list[str]:
     """
     if isinstance(data, Mapping) and (too_many := count_problems(data)):
         return too_many
+    if quick_check()(data):
+        return []
     limits = _Limits(data)
     found = islice(validator().iter_errors(data), MAX_ERRORS_READ)
     errors = sorted(found, key=_document_order)
