@@ -1051,3 +1051,123 @@ def test_the_quick_check_judges_every_file_as_jsonschema_does(ctx):
 def test_the_quick_check_refuses_to_compile_a_keyword_it_does_not_know():
     with pytest.raises(ValueError, match="additionalProperties"):
         exchange_schema._compile({"type": "object", "additionalProperties": False})
+
+
+CANADIAN = rules.GameRules(
+    players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="canadian"
+)
+# Round 1 as first saved (Bob missed), and as corrected (Bob made it: he now leads alone).
+ROUND_1_SAVED, ROUND_1_CORRECTED = ((0, 1, 0), (0, 0, 1)), ((0, 1, 0), (0, 1, 0))
+# Round 2, dealt by Bob, who bid last: 1 + 0 + 1 = 2 cards, forbidden to a leader.
+ROUND_2 = ((1, 1, 0), (1, 1, 0))
+
+
+def recorded(action: str, number: int, was: tuple, now: tuple) -> dict:
+    """A history entry of a CANADIAN game for round ``number``: (bids, tricks) before, after."""
+    return {
+        "action": action,
+        "round_number": number,
+        "before": state(snapshot(number, *map(list, was)), status="in_progress"),
+        "after": state(snapshot(number, *map(list, now)), status="in_progress"),
+    }
+
+
+def canadian_backup(app, changes: list[dict]) -> dict:
+    with app.app_context():
+        make_game(
+            ["Ann", "Bob", "Cy"],
+            [ROUND_1_CORRECTED, ROUND_2],
+            game_rules=CANADIAN,
+            changes=changes,
+        )
+        data = json.loads(exchange.backup_json())
+        db.session.query(Game).delete()
+        db.session.commit()
+    for change in data["games"][0]["history"]:
+        for side in ("before", "after"):
+            change[side]["rules"] = CANADIAN.to_dict()
+    return data
+
+
+RECORD_1 = recorded("record_round", 1, ((None,) * 3, (None,) * 3), ROUND_1_SAVED)
+RECORD_2 = recorded("record_round", 2, ((None,) * 3, (None,) * 3), ROUND_2)
+EDIT_1 = recorded("edit_round", 1, ROUND_1_SAVED, ROUND_1_CORRECTED)
+
+
+def test_a_bid_made_forbidden_by_a_later_correction_of_an_earlier_round_is_accepted(app):
+    data = canadian_backup(app, [RECORD_1, RECORD_2, EDIT_1])
+    with app.app_context():
+        assert exchange.import_file(json.dumps(data).encode()).games_added == 1
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        [],  # no history: nothing shows the bid was allowed when it was made
+        [RECORD_1, EDIT_1, RECORD_2],  # the correction came first: round 2 was bid after it
+        [RECORD_1, RECORD_2, EDIT_1, {**EDIT_1, "action": "edit_round", "round_number": 2}],
+    ],
+)
+def test_a_forbidden_bid_without_a_later_correction_is_refused(app, changes):
+    data = canadian_backup(app, changes)
+    problems = refused_problems(data)
+    assert len(problems) == 1
+    assert problems[0].startswith("game 1, round 2: it breaks the rules of the game: ")
+
+
+def test_a_plus_minus_one_round_whose_bids_add_up_is_refused(ctx):
+    plus = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3))
+    make_game(["Ann", "Bob", "Cy"], ROUNDS[:1], game_rules=plus)
+    data = json.loads(exchange.backup_json())
+    data["games"][0]["uid"] = "plus-minus-one"
+    problems = refused_problems(data)
+    assert len(problems) == 1
+    assert problems[0].startswith("game 1, round 1: it breaks the rules of the game: ")
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            set_round(0, 2, hand_size=3),
+            "game 1, round 2: the plan deals 2 cards in this round, not 3.",
+        ),
+        (
+            lambda d: d["games"][2]["rules"]["plan"].update(rounds=1),
+            "game 3, round 2: the game's plan has only 1 round.",
+        ),
+        (
+            lambda d: d["games"][0].update(status="in_progress"),
+            "game 1: every round of its plan is scored: the game is over, not in progress.",
+        ),
+        (
+            lambda d: d["games"][1].update(status="finished"),
+            "game 2: a finished game must have all 10 rounds of its plan scored.",
+        ),
+        (
+            set_round(0, 3, state="playing"),
+            "game 1: a finished game must have all 3 rounds of its plan scored.",
+        ),
+        (
+            set_round(1, 4, state="playing"),
+            "game 2: only its last round can be still unscored.",
+        ),
+        (
+            set_round(2, 1, state="bidding"),
+            "game 3: only its last round can be still unscored.",
+        ),
+    ],
+)
+def test_rounds_must_follow_the_plan_and_the_game_s_status(ctx, change, problem):
+    data = valid_backup(ctx)
+    change(data)
+    assert refused_problems(data) == [problem]
+
+
+def test_an_abandoned_game_may_stop_anywhere_and_a_custom_plan_is_the_current_one(ctx):
+    data = valid_backup(ctx)
+    data["games"][2]["status"] = "abandoned"  # both its rounds played: abandoned anyway
+    data["games"][1]["status"] = "abandoned"  # round 5 still being bid
+    # A custom plan whose later rounds were changed: the stored plan is the one in force.
+    data["games"][2]["rules"]["plan"] = {"kind": "custom", "custom": [1, 2, 7]}
+    assert exchange.content_problems(data) == []

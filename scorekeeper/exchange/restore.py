@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -22,7 +22,17 @@ from flask_babel import ngettext
 
 from .. import records, rules, snapshots
 from ..extensions import db
-from ..models import Change, ChangeAction, Game, Player, Round, RoundState, Seat, name_key
+from ..models import (
+    Change,
+    ChangeAction,
+    Game,
+    GameStatus,
+    Player,
+    Round,
+    RoundState,
+    Seat,
+    name_key,
+)
 from ..wording import messages
 from .schema import (
     FORMAT,
@@ -208,7 +218,7 @@ def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
         )
     problems = [located(where, problem) for problem in problems]
     problems += _history_problems(history, game_rules, where)
-    return problems + _round_problems(game["rounds"], game_rules, where)
+    return problems + _round_problems(game, game_rules, where)
 
 
 def _history_problems(history: list[dict], game_rules: rules.GameRules, where: str) -> list[str]:
@@ -285,17 +295,37 @@ def _state_problems(state: dict, game_rules: rules.GameRules, valid: set[str]) -
     return found
 
 
-def _round_problems(rounds: list[dict], game_rules: rules.GameRules, where: str) -> list[str]:
-    """Each round within the game's seats and cards; then the scored ones against the rules."""
+def _round_problems(game: dict, game_rules: rules.GameRules, where: str) -> list[str]:
+    """Each round within the game's seats and the cards of its plan; the scored rounds first
+    and the status they give; then the scored ones against the rules."""
     players, top = game_rules.players, game_rules.max_hand_size
+    # The plan as stored is the one in force: a custom plan's edit keeps the dealt rounds.
+    plan = game_rules.hand_sizes
     problems: list[str] = []
     scored: list[rules.RoundRecord] = []
-    for number, round_ in enumerate(rounds, start=1):
+    for number, round_ in enumerate(game["rounds"], start=1):
         found = []
         if round_["number"] != number:
             found.append(_("rounds must be numbered 1, 2, 3 …"))
         if round_["hand_size"] > top:
             found.append(cards_message(top))
+        elif number > len(plan):
+            found.append(
+                ngettext(
+                    "the game's plan has only %(num)d round.",
+                    "the game's plan has only %(num)d rounds.",
+                    len(plan),
+                )
+            )
+        elif round_["hand_size"] != plan[number - 1]:
+            found.append(
+                ngettext(
+                    "the plan deals %(num)d card in this round, not %(found)d.",
+                    "the plan deals %(num)d cards in this round, not %(found)d.",
+                    plan[number - 1],
+                    found=round_["hand_size"],
+                )
+            )
         for name in ("dealer", "cloud_seat"):
             if (round_.get(name) or 0) >= players:
                 found.append(seat_message(name, players))
@@ -315,7 +345,31 @@ def _round_problems(rounds: list[dict], game_rules: rules.GameRules, where: str)
         problems.extend(located(round_place(where, number), problem) for problem in found)
     if problems:
         return problems
-    return _scored_round_problems(game_rules, scored, where)
+    problems = [located(where, problem) for problem in _progress_problems(game, len(plan))]
+    if problems:
+        return problems
+    return _scored_round_problems(game_rules, scored, game.get("history", []), where)
+
+
+def _progress_problems(game: dict, planned: int) -> list[str]:
+    """The rounds' states and the game's status as the table leaves them: the scored rounds
+    first, then at most one being played; a finished game has its whole plan scored, a game
+    in progress has not (an abandoned one stopped wherever it was)."""
+    states = [round_["state"] for round_ in game["rounds"]]
+    scored = states.count(RoundState.SCORED)
+    if RoundState.SCORED in states[scored:] or len(states) - scored > 1:
+        return [_("only its last round can be still unscored.")]
+    if game["status"] == GameStatus.FINISHED and scored != planned:
+        return [
+            ngettext(
+                "a finished game must have all %(num)d round of its plan scored.",
+                "a finished game must have all %(num)d rounds of its plan scored.",
+                planned,
+            )
+        ]
+    if game["status"] == GameStatus.IN_PROGRESS and scored == planned:
+        return [_("every round of its plan is scored: the game is over, not in progress.")]
+    return []
 
 
 def _record(number: int, round_: dict, players: int) -> rules.RoundRecord:
@@ -327,10 +381,41 @@ def _record(number: int, round_: dict, players: int) -> rules.RoundRecord:
     )
 
 
+def _corrected_after(history: list[dict]) -> Callable[[int], bool]:
+    """Whether the history shows round ``number`` saved (recorded or corrected) and, after
+    that, a correction of an earlier round: the only way the app stores a bid the running
+    totals as they are now forbid. Undone changes do not count."""
+    undone = {c["after"]["undoes"] for c in history if c["action"] == ChangeAction.UNDO}
+    saved: dict[int, int] = {}
+    corrections: list[tuple[int, int]] = []
+    for change in history:
+        number = change.get("round_number")
+        if change["version"] in undone or number is None:
+            continue
+        if change["action"] in (ChangeAction.RECORD_ROUND, ChangeAction.EDIT_ROUND):
+            saved[number] = max(saved.get(number, 0), change["version"])
+        if change["action"] == ChangeAction.EDIT_ROUND:
+            corrections.append((number, change["version"]))
+
+    def corrected_after(number: int) -> bool:
+        return number in saved and any(
+            earlier < number and version > saved[number] for earlier, version in corrections
+        )
+
+    return corrected_after
+
+
 def _scored_round_problems(
-    game_rules: rules.GameRules, scored: list[rules.RoundRecord], where: str
+    game_rules: rules.GameRules, scored: list[rules.RoundRecord], history: list[dict], where: str
 ) -> list[str]:
-    """Each scored round against the game's rules, with the totals before it."""
+    """Each scored round against the game's rules, with the totals before it.
+
+    A bid the totals as they are now forbid is excused only when a correction can have
+    caused it (see :func:`rules.flagged_rounds`): the bid is allowed whoever leads (the
+    Canadian rule binds a player leading alone; ±1 binds whatever the totals), and the
+    history shows an earlier round corrected after this one was saved. The app keeps and
+    flags such a round, so a restore accepts it; any other forbidden bid is refused.
+    """
     try:
         sheet = rules.score_sheet(game_rules, scored)
     except rules.RulesError as error:
@@ -340,12 +425,14 @@ def _scored_round_problems(
                 where, _("its rounds break the rules of the game: %(reasons)s", reasons=reasons)
             )
         ]
+    corrected_after = _corrected_after(history)
     problems = []
     for record in scored:
         found = rules.validate_round(game_rules, record, sheet.totals_before(record.number))
-        # A correction may later make an earlier bid "forbidden" under the Canadian rule; the
-        # app flags such rounds but keeps them, so a restore must accept them too.
-        found = tuple(p for p in found if p.code != "forbidden_bid")
+        if any(p.code == rules.ProblemCode.FORBIDDEN_BID for p in found) and (
+            corrected_after(record.number) and _forbidden_only_by_totals(game_rules, record)
+        ):
+            found = tuple(p for p in found if p.code != rules.ProblemCode.FORBIDDEN_BID)
         if found:
             reasons = "; ".join(
                 dict.fromkeys(messages.problem_message(p, with_round=False) for p in found)
@@ -357,6 +444,19 @@ def _scored_round_problems(
                 )
             )
     return problems
+
+
+def _forbidden_only_by_totals(game_rules: rules.GameRules, record: rules.RoundRecord) -> bool:
+    """Whether the round's bids pass the bid rule with other running totals (nobody ahead)."""
+    level = rules.validate_bids(
+        game_rules,
+        record.number,
+        record.hand_size,
+        record.dealer,
+        dict(enumerate(record.bids)),
+        (0,) * game_rules.players,
+    )
+    return all(p.code != rules.ProblemCode.FORBIDDEN_BID for p in level)
 
 
 # --- writing -------------------------------------------------------------------------------
