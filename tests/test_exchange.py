@@ -1,9 +1,11 @@
 """CSV and JSON export of a game, full backup and restore, on the web and on the command line."""
 
+import contextlib
 import csv
 import io
 import json
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -1171,3 +1173,104 @@ def test_an_abandoned_game_may_stop_anywhere_and_a_custom_plan_is_the_current_on
     # A custom plan whose later rounds were changed: the stored plan is the one in force.
     data["games"][2]["rules"]["plan"] = {"kind": "custom", "custom": [1, 2, 7]}
     assert exchange.content_problems(data) == []
+
+
+ALREADY = "This backup was already restored: nothing new to add."
+
+
+def test_a_second_restore_of_the_same_file_says_it_was_already_restored(db_ctx):
+    seed_variety()
+    backup = exchange.backup_json().encode()
+    before = counts()
+    result = exchange.import_file(backup)
+    assert result.already_restored
+    assert (result.games_added, result.players_added, result.games_skipped) == (0, 0, 3)
+    assert result.message == ALREADY
+    assert counts() == before
+
+
+def test_a_restore_that_adds_something_is_not_already_restored(db_ctx):
+    seed_variety()
+    data = json.loads(exchange.backup_json())
+    data["games"][0]["version"] += 1  # the same game, changed since: skipped, but not "already"
+    data["games"][0]["history"][-1]["version"] += 1
+    result = exchange.import_file(json.dumps(data).encode())
+    assert not result.already_restored
+    assert result.message == "Restored: 0 games added, 0 players added; 3 games were already here."
+    data["players"].append({"name": "Newcomer"})
+    result = exchange.import_file(json.dumps(data).encode())
+    assert (result.already_restored, result.players_added) == (False, 1)
+
+
+def test_the_second_of_two_simultaneous_restores_of_one_file_is_already_restored(db_app):
+    """A double-tapped upload: both requests look the games up before either has stored
+    them, and the second one's insert clashes with the first one's (PostgreSQL); or the
+    second waits for the first before it looks (SQLite: the lookup is never reached by both,
+    the wait at the barrier gives up)."""
+    with db_app.app_context():
+        seed_variety()
+        data = json.loads(exchange.backup_json())
+    for number, game in enumerate(data["games"]):
+        game.update(uid=f"twin-{number}", live_token=f"twin{number}")
+    body = json.dumps(data).encode()
+    module = sys.modules["scorekeeper.exchange.restore"]
+    real_lookup = module.present_versions
+    both_looked = threading.Barrier(2)
+    outcome = {}
+
+    def lookup(uids):
+        found = real_lookup(uids)
+        if threading.current_thread().name.startswith("tap"):
+            threading.current_thread().name = "looked"
+            with contextlib.suppress(threading.BrokenBarrierError):
+                both_looked.wait(timeout=2)
+        return found
+
+    def tap(name):
+        with db_app.app_context():
+            try:
+                outcome[name] = exchange.import_file(body)
+            except Exception as error:  # the old answer: a "clash" ImportProblem
+                outcome[name] = error
+
+    module.present_versions = lookup
+    try:
+        taps = [threading.Thread(target=tap, args=(n,), name=f"tap{n}") for n in (1, 2)]
+        for thread in taps:
+            thread.start()
+        for thread in taps:
+            thread.join(timeout=30)
+    finally:
+        module.present_versions = real_lookup
+    results = sorted(outcome.values(), key=lambda r: getattr(r, "games_added", -1))
+    assert [type(r) for r in results] == [exchange.ImportResult] * 2, results
+    assert [(r.games_added, r.already_restored) for r in results] == [(0, True), (3, False)]
+    assert results[0].message == ALREADY
+    with db_app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 6
+
+
+def test_a_real_clash_still_says_so(db_ctx):
+    seed_variety()
+    data = json.loads(exchange.backup_json())
+    taken = data["games"][0]["live_token"]
+    data["games"] = data["games"][1:2]
+    data["games"][0].update(uid="another-game", live_token=taken)
+    with pytest.raises(exchange.ImportProblem) as refused:
+        exchange.import_file(json.dumps(data).encode())
+    assert list(refused.value.problems) == [
+        "This file clashes with data already here (a live link or history entry)."
+    ]
+
+
+def test_a_second_upload_of_a_restored_file_is_not_an_error_on_the_page(client, app):
+    body = json.dumps(valid_backup(app)).encode()
+    assert restore_upload(client, body).status_code == 303
+    with app.app_context():
+        before = counts()
+    response = restore_upload(client, body)
+    assert response.status_code == 303
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "clashes" not in page
+    with app.app_context():
+        assert counts() == before

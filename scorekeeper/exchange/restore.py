@@ -21,6 +21,7 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 
 from .. import records, rules, snapshots
+from ..changes import lost_race
 from ..extensions import db
 from ..models import (
     Change,
@@ -32,6 +33,7 @@ from ..models import (
     RoundState,
     Seat,
     name_key,
+    sqlite_write_lock,
 )
 from ..wording import messages
 from .schema import (
@@ -66,12 +68,37 @@ class ImportProblem(ValueError):
 
 @dataclass
 class ImportResult:
-    """What a restore did: players and games added, and the games that were already here."""
+    """What a restore did: players and games added, and the games that were already here.
+
+    ``already_restored``: every game of the file is here already, at the same version, and
+    so is every player: nothing was added (a second upload of the same file, or the second
+    of a double tap). :attr:`message` says it in a sentence for the page.
+    """
 
     players_added: int = 0
     games_added: int = 0
     games_skipped: int = 0
     skipped_uids: list[str] = field(default_factory=list)
+    already_restored: bool = False
+
+    @property
+    def message(self) -> str:
+        """What the restore did, as one sentence to show."""
+        if self.already_restored:
+            return _("This backup was already restored: nothing new to add.")
+        games = ngettext("%(num)d game added", "%(num)d games added", self.games_added)
+        players = ngettext("%(num)d player added", "%(num)d players added", self.players_added)
+        skipped = ngettext(
+            "%(num)d game was already here",
+            "%(num)d games were already here",
+            self.games_skipped,
+        )
+        return _(
+            "Restored: %(games)s, %(players)s; %(skipped)s.",
+            games=games,
+            players=players,
+            skipped=skipped,
+        )
 
 
 def parse_time(value: str) -> datetime:
@@ -478,6 +505,14 @@ def restore(data: dict) -> ImportResult:
         for keys in _chunks(list(wanted))
         for p in db.session.scalars(sa.select(Player).where(Player.name_key.in_(keys)))
     }
+    present = present_versions([g["uid"] for g in data["games"]])
+    if (
+        data["games"]
+        and wanted.keys() <= existing.keys()
+        and all(present.get(game["uid"]) == game["version"] for game in data["games"])
+    ):
+        uids = [game["uid"] for game in data["games"]]
+        return ImportResult(games_skipped=len(uids), skipped_uids=uids, already_restored=True)
     for key, entry in sorted(wanted.items()):
         if key not in existing:
             new = Player(clean_name(entry["name"]))
@@ -486,12 +521,6 @@ def restore(data: dict) -> ImportResult:
             db.session.add(new)
             existing[key] = new
             result.players_added += 1
-    uids = [g["uid"] for g in data["games"]]
-    present = {
-        uid
-        for chunk in _chunks(uids)
-        for uid in db.session.scalars(sa.select(Game.uid).where(Game.uid.in_(chunk)))
-    }
     for game in data["games"]:
         if game["uid"] in present:
             result.games_skipped += 1
@@ -501,6 +530,15 @@ def restore(data: dict) -> ImportResult:
         result.games_added += 1
     db.session.flush()
     return result
+
+
+def present_versions(uids: list[str]) -> dict[str, int]:
+    """The games of these identifiers that are here already, with their versions."""
+    found: dict[str, int] = {}
+    for chunk in _chunks(uids):
+        query = sa.select(Game.uid, Game.version).where(Game.uid.in_(chunk))
+        found.update((uid, version) for uid, version in db.session.execute(query))
+    return found
 
 
 def _chunks(values: list[str]) -> Iterator[list[str]]:
@@ -566,17 +604,39 @@ def _bring_back_hidden_bids(round_: Round, game_rules: rules.GameRules) -> None:
 
 
 def import_file(raw: bytes) -> ImportResult:
-    """Check and restore a file in one transaction; on any problem nothing is stored."""
+    """Check and restore a file in one transaction; on any problem nothing is stored.
+
+    Two restores of one file at once (a double tap) take turns: SQLite's restore begins
+    holding the write lock, so the second waits for the first and then finds its games;
+    PostgreSQL's second insert clashes with the first one's, and the restore is tried once
+    more, finding those games. Either way the second answer is "already restored" (or adds
+    what is still missing). Only a clash that remains — a live link or game identifier of
+    another game — refuses the file.
+    """
     data = parse(raw)
-    try:
-        result = restore(data)
-        db.session.commit()
-    except sa.exc.IntegrityError:
+    for attempt in (1, 2):
+        # Whatever this session read before, the restore reads and writes in one transaction.
         db.session.rollback()
-        raise ImportProblem(
-            [_("This file clashes with data already here (a live link or history entry).")]
-        ) from None
-    except Exception:
-        db.session.rollback()
-        raise
-    return result
+        try:
+            with sqlite_write_lock():
+                result = restore(data)
+                db.session.commit()
+        except sa.exc.IntegrityError:
+            db.session.rollback()
+            if attempt == 2:
+                raise ImportProblem(
+                    [_("This file clashes with data already here (a live link or history entry).")]
+                ) from None
+        except sa.exc.OperationalError as error:
+            db.session.rollback()
+            if not lost_race(error):
+                raise
+            if attempt == 2:
+                busy = _("Another change was being saved at the same moment: restore it again.")
+                raise ImportProblem([busy]) from None
+        except Exception:
+            db.session.rollback()
+            raise
+        else:
+            return result
+    raise AssertionError("unreachable")  # pragma: no cover
