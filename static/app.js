@@ -45,7 +45,7 @@
       var checked = groups[name].filter(function (i) { return i.checked; })[0];
       if (checked) given += parseInt(checked.value, 10); else open.push(groups[name]);
     });
-    return { required: required, left: required - given, open: open };
+    return { required: required, left: required - given, open: open, groups: Object.keys(groups).length };
   }
 
   function updateTricks(form, autofill) {
@@ -58,6 +58,9 @@
         state = tricksState(form);
       }
     }
+    // "Everyone made their bid" only while no trick is entered: one slip must not overwrite them.
+    var allMade = form.querySelector("[data-all-made]");
+    if (allMade) allMade.hidden = state.open.length < state.groups;
     var out = form.querySelector("[data-remaining]");
     if (!out) return;
     var line = out.parentElement;
@@ -80,6 +83,35 @@
       delete form.dataset.filled;
     }
     updateTricks(form, event.target.type === "radio" || event.target.hasAttribute("data-bomb"));
+  });
+
+  // --- After each step: focus on its heading, and one polite announcement of what comes next. ---
+  // The region lives outside the swapped part, so a screen reader hears every change of it.
+  var announcer = null, swapped = null;
+  function announce(text) {
+    if (!text) return;
+    if (!announcer) {
+      announcer = document.createElement("div");
+      announcer.className = "visually-hidden";
+      announcer.setAttribute("role", "status");
+      announcer.setAttribute("aria-live", "polite");
+      document.body.appendChild(announcer);
+    }
+    announcer.textContent = "";
+    window.setTimeout(function () { announcer.textContent = text; }, 100);
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    swapped = target && (target.id === "table" || target.id === "main") ? target.id : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!swapped) return;
+    var area = document.getElementById(swapped);
+    swapped = null;
+    if (!area) return;
+    var heading = area.querySelector("#step-title, h1[tabindex]");
+    if (heading) heading.focus({ preventScroll: true });
+    announce(area.dataset.announce);
   });
 
   // --- Live view: a poll answered "not modified" reaches htmx as the cached copy; keep the board. ---
