@@ -3,8 +3,9 @@
 import os
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 from flask_babel import get_locale
+from flask_compress import Compress
 from jinja2 import StrictUndefined
 from werkzeug.routing import IntegerConverter, Map
 
@@ -52,6 +53,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     views.register(app)
     cli.init_app(app)
     app.after_request(security_headers)
+    serve_compressed(app)
     return app
 
 
@@ -68,3 +70,33 @@ def security_headers(response: Response) -> Response:
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     return response
+
+
+# --- compressed responses ---------------------------------------------------
+
+
+def serve_compressed(app: Flask) -> None:
+    """HTML, JSON and the like compressed as the browser asks (Flask-Compress: Brotli, else
+    gzip; settings ``COMPRESS_*``), keeping the ETag a view set.
+
+    Flask-Compress appends the coding to a strong ETag (``"board-1-5:br"``); the live view
+    compares the ETag a phone sends back, and its script the one it received, with the
+    game's version, so the tag stays as the view made it (``Vary: Accept-Encoding`` keeps a
+    cache's copies per coding apart), and a conditional request is answered afterwards."""
+    app.config["COMPRESS_REGISTER"] = False
+    app.config["COMPRESS_EVALUATE_CONDITIONAL_REQUEST"] = False
+    compress = Compress(app)
+
+    def compressed(response: Response) -> Response:
+        etag, weak = response.get_etag()
+        body = response.response
+        response = compress.after_request(response)
+        # A streamed body (a file) compressed on the way is replaced: it still gets closed.
+        if response.response is not body and (close := getattr(body, "close", None)):
+            response.call_on_close(close)
+        if etag and not weak and response.get_etag() != (etag, weak):
+            response.set_etag(etag)
+            response.make_conditional(request)
+        return response
+
+    app.after_request(compressed)

@@ -128,6 +128,9 @@ def configure(app: Flask, overrides: dict | None) -> None:
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
+        # Responses compressed as the browser asks (Flask-Compress): Brotli, else gzip.
+        COMPRESS_ALGORITHM=["br", "gzip"],
+        COMPRESS_ALGORITHM_STREAMING=["br", "gzip"],
     )
     if overrides is None:
         app.config.from_pyfile("config.py", silent=True)
