@@ -661,7 +661,7 @@ def test_a_decomposed_name_is_the_same_player_and_is_stored_composed(db_ctx):
     assert names == [composed, "Bob", "Cy", "Di", "Ren\u00e9"]
 
 
-@pytest.mark.parametrize("name", ["Ann\x00", "\x00Ann", "An\x1bn", "A\tnn", "Ann\ud800"])
+@pytest.mark.parametrize("name", ["Ann\x00", "\x00Ann", "An\x1bn", "A\tnn", "Ann\x85"])
 def test_a_name_with_a_control_character_is_refused(db_app, name):
     with db_app.app_context():
         data = json.loads(exchange.dumps(exchange.envelope("backup", [], [])))
@@ -892,6 +892,11 @@ def entry_of(data: dict, position: int) -> dict:
         ),
         (
             lambda d: entry_of(d, 1)["after"].update(first_dealer=3),
+            "game 1, history entry 1: the start it records does not fit the game's seats and "
+            "rules.",
+        ),
+        (
+            lambda d: entry_of(d, 1)["after"].update(players=["Ann", "B\x00b", "Cy"]),
             "game 1, history entry 1: the start it records does not fit the game's seats and "
             "rules.",
         ),
@@ -1274,3 +1279,35 @@ def test_a_second_upload_of_a_restored_file_is_not_an_error_on_the_page(client, 
     assert "clashes" not in page
     with app.app_context():
         assert counts() == before
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.update(version="\ud800"),
+        lambda d: d["players"][0].update(name="Ann\ud800"),
+        lambda d: d["games"][0]["rules"].update(bid_rule="\udfff"),
+        lambda d: entry_of(d, 1)["after"].update(players=["Ann\ud800", "Bob", "Cy"]),
+        lambda d: entry_of(d, 2)["before"].update({"note\udc00": 1}),
+    ],
+)
+def test_text_no_encoding_can_hold_is_refused_wherever_it_is(client, app, change):
+    data = valid_backup(app)
+    change(data)
+    body = json.dumps(data).encode()  # ASCII, with the surrogate as an escape: \\ud800
+    with app.app_context():
+        before = counts()
+    response = restore_upload(client, body)
+    assert response.status_code == 422
+    assert "This file holds text that is not valid Unicode" in response.get_data(as_text=True)
+    with app.app_context():
+        assert counts() == before
+
+
+def test_a_file_with_emoji_written_as_surrogate_pairs_is_read(ctx):
+    data = valid_backup(ctx)
+    data["players"].append({"name": "Ann \U0001f600"})
+    body = json.dumps(data).encode()
+    assert b"\\ud83d\\ude00" in body
+    assert exchange.import_file(body).players_added == 1
+    assert "Ann \U0001f600" in db.session.scalars(sa.select(Player.name)).all()

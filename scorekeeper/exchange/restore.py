@@ -10,6 +10,7 @@ every round against the game's rules. A file with any problem changes nothing.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -107,13 +108,53 @@ def parse_time(value: str) -> datetime:
     return utc_time(value)
 
 
+# A surrogate written as a JSON escape (\ud800): JSON reads a pair of them as one character
+# (an emoji), but one alone is text no encoding holds (nothing could store or show it).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogates(node: Any) -> bool:
+    """Whether any text of the file (a value or a key) holds a lone surrogate."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts: Any = (item,)
+        elif isinstance(item, dict):
+            texts = item.keys()
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+            continue
+        else:
+            continue
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
+
+
 def _load(raw: bytes) -> Any:
     try:
-        return json.loads(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ImportProblem(
             [_("This file is not text. Choose a backup saved by this app.")]
         ) from None
+    data = _parse_json(text)
+    # Only a file with surrogate escapes is walked (a club's backup has none, or emoji pairs).
+    if _SURROGATE_ESCAPE.search(text) and _lone_surrogates(data):
+        raise ImportProblem(
+            [_("This file holds text that is not valid Unicode (a lone surrogate).")]
+        )
+    return data
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
     except RecursionError:
         raise ImportProblem([_("This file is not valid JSON (nested too deeply).")]) from None
     except json.JSONDecodeError as error:
@@ -295,6 +336,7 @@ def _start_problems(after: dict, game_rules: rules.GameRules, valid: set[str]) -
     players = game_rules.players
     if (
         len(after["players"]) != players
+        or any(name_problem(name) for name in after["players"])
         or after["first_dealer"] >= players
         or not _rules_fit(after["rules"], game_rules, valid)
     ):
