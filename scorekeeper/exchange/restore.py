@@ -1,10 +1,13 @@
 """Reading: check a backup or game export completely, then add what is new in one transaction.
 
 A file is checked in three steps, each refusing it with every problem found: it must be
-JSON of this format and version; its records must have the shape of
-``export-format.schema.json`` (:mod:`.schema`); and what the schema cannot see must hold —
-names as the roster reads them, games not repeated, seats naming the file's players, and
-every round against the game's rules. A file with any problem changes nothing.
+JSON of this format and version (and hold only text an encoding can store); its records
+must have the shape of ``export-format.schema.json`` (:mod:`.schema`), history entries as
+the app records them included; and what the schema cannot see must hold — names as the
+roster reads them, games not repeated, seats naming the file's players, history versions
+ending at the game's and its entries fitting the game, and every round against the game's
+plan, status and rules. A file with any problem changes nothing; a file already restored
+adds nothing and says so.
 """
 
 from __future__ import annotations
