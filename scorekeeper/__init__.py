@@ -1,13 +1,24 @@
 """Wizard Scorekeeper: keeps score for the card game Wizard."""
 
+import contextlib
+import hashlib
+import logging
 import os
+import shutil
+import tempfile
+import time
+from functools import partial
+from pathlib import Path, PurePosixPath
 from typing import Any
+from wsgiref.headers import Headers
 
-from flask import Flask, Response, request
+from flask import Flask, Response, abort, has_request_context, request
 from flask_babel import get_locale
 from flask_compress import Compress
 from jinja2 import StrictUndefined
 from werkzeug.routing import IntegerConverter, Map
+from whitenoise import WhiteNoise
+from whitenoise.compress import Compressor
 
 from . import cli, config, errors, i18n, models, views
 from .extensions import babel, csrf, db, htmx, limiter, migrate
@@ -19,6 +30,18 @@ CONTENT_SECURITY_POLICY = (
 )
 PROJECT_ROOT = config.PROJECT_ROOT
 MIGRATIONS_DIR = str(config.PACKAGE_DIR / "migrations")
+
+# Static files: a file named with its content hash never changes, so browsers keep it a year
+# without asking again; the plain names are still served, checked on every use.
+HASHED_CACHE_CONTROL = "public, max-age=31536000, immutable"
+PLAIN_CACHE_CONTROL = "no-cache"
+STATIC_BUILD_FOLDER = "static-cache"  # in the instance folder: a sub-folder per set of contents
+STALE_BUILD_SECONDS = 7 * 24 * 60 * 60
+KEPT_BUILDS = 3  # the latest builds stay, however old
+# The service worker stores the offline notice with the plain names of its KEEP list (sw.js),
+# so that page names its files by those.
+PLAIN_STATIC_ENDPOINTS = frozenset({"main.offline"})
+logger = logging.getLogger(__name__)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -54,6 +77,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cli.init_app(app)
     app.after_request(security_headers)
     serve_compressed(app)
+    serve_static(app)
     return app
 
 
@@ -72,7 +96,7 @@ def security_headers(response: Response) -> Response:
     return response
 
 
-# --- compressed responses ---------------------------------------------------
+# --- compressed responses and static files ---------------------------------------------------
 
 
 def serve_compressed(app: Flask) -> None:
@@ -100,3 +124,104 @@ def serve_compressed(app: Flask) -> None:
         return response
 
     app.after_request(compressed)
+
+
+def serve_static(app: Flask) -> None:
+    """Static files through WhiteNoise, in front of Flask: each under a content-hashed name
+    kept a year (``url_for('static', ...)`` gives it) and under its plain name (checked on
+    every use), both precompressed with Brotli and gzip. Under ``flask run --debug`` Flask
+    serves the folder as it is, so an edit shows on reload."""
+    if app.debug or app.static_folder is None:
+        return
+    try:
+        root, names = build_static(Path(app.static_folder), Path(app.instance_path))
+    except OSError as error:  # e.g. a read-only instance folder: serve the files as they are
+        logger.warning("static files served without hashed names: %s", error)
+        root, names = Path(app.static_folder), {}
+    prefix = f"{app.static_url_path}/"
+    hashed = {prefix + name for name in names.values()}
+
+    def cache_headers(headers: Headers, path: str, url: str) -> None:
+        headers["Cache-Control"] = HASHED_CACHE_CONTROL if url in hashed else PLAIN_CACHE_CONTROL
+        headers["X-Content-Type-Options"] = "nosniff"
+
+    app.wsgi_app = WhiteNoise(  # type: ignore[method-assign]
+        app.wsgi_app,
+        root=str(root),
+        prefix=prefix,
+        max_age=None,
+        allow_all_origins=False,
+        add_headers_function=cache_headers,
+    )
+    # Only WhiteNoise serves them; Flask's route stays for building URLs.
+    app.view_functions["static"] = lambda filename: abort(404)
+    app.url_defaults(partial(hashed_static_url, names))
+
+
+def hashed_static_url(names: dict[str, str], endpoint: str, values: dict[str, Any]) -> None:
+    """``url_for('static', filename='app.css')`` names ``app.<hash>.css``."""
+    if endpoint != "static" or (
+        has_request_context() and request.endpoint in PLAIN_STATIC_ENDPOINTS
+    ):
+        return
+    if (name := names.get(values.get("filename", ""))) is not None:
+        values["filename"] = name
+
+
+def hashed_name(relative: str, digest: str) -> str:
+    """``vendor/htmx.min.js`` -> ``vendor/htmx.min.<digest>.js`` (the hash before the suffix)."""
+    path = PurePosixPath(relative)
+    return str(path.with_name(f"{path.stem}.{digest}{path.suffix}"))
+
+
+def build_static(source: Path, instance: Path) -> tuple[Path, dict[str, str]]:
+    """The folder WhiteNoise serves, and the hashed name of each file (by its plain name).
+
+    The folder holds every file of ``source`` under its plain and its hashed name, with
+    ``.br`` and ``.gz`` beside it (WhiteNoise's compressor), and is named after all contents:
+    built once into a temporary folder and renamed into place, so that workers starting
+    together or another version of the app never see a file half written."""
+    # Read once: a file saved meanwhile is in the next build, never under this one's names.
+    data = {
+        path.relative_to(source).as_posix(): path.read_bytes()
+        for path in sorted(source.rglob("*"))
+        if path.is_file()
+    }
+    names: dict[str, str] = {}
+    contents = hashlib.sha256()
+    for relative, content in data.items():
+        digest = hashlib.sha256(content).hexdigest()[:12]
+        names[relative] = hashed_name(relative, digest)
+        contents.update(f"{relative}\0{digest}\n".encode())
+    builds = instance / STATIC_BUILD_FOLDER
+    folder = builds / contents.hexdigest()[:16]
+    if not folder.is_dir():
+        builds.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=".build-", dir=builds))
+        compressor = Compressor(quiet=True)
+        for relative, name in names.items():
+            plain = building / relative
+            plain.parent.mkdir(parents=True, exist_ok=True)
+            plain.write_bytes(data[relative])
+            shutil.copyfile(plain, building / name)
+            if compressor.should_compress(relative):
+                for compressed in compressor.compress(str(plain)):
+                    shutil.copyfile(compressed, str(building / name) + compressed[-3:])
+        try:
+            building.rename(folder)
+        except OSError:  # built at the same moment by another worker
+            shutil.rmtree(building, ignore_errors=True)
+    prune_builds(builds, folder)
+    return folder, names
+
+
+def prune_builds(builds: Path, current: Path) -> None:
+    """Remove the builds of other contents older than a week, except the latest few (a
+    server of the version before may still be running on one)."""
+    ages: list[tuple[float, Path]] = []
+    for other in builds.iterdir():
+        with contextlib.suppress(OSError):  # removed meanwhile by another worker
+            ages.append((time.time() - other.stat().st_mtime, other))
+    for age, other in sorted(ages)[KEPT_BUILDS:]:
+        if other != current and age > STALE_BUILD_SECONDS:
+            shutil.rmtree(other, ignore_errors=True)

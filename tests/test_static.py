@@ -1,19 +1,30 @@
-"""Pages compressed as the browser asks, without losing the live board's ETag."""
+"""Static files under content-hashed names kept a year, precompressed; pages compressed as the
+browser asks, without losing the live board's ETag."""
 
 import gc
 import gzip
+import hashlib
+import json
+import os
+import re
+import time
 
 import brotli
 import pytest
+from flask import url_for
 
-from scorekeeper import rules
+from scorekeeper import build_static, create_app, hashed_name, prune_builds, rules
 from scorekeeper.config import PROJECT_ROOT
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
+from tests.conftest import make_config
 from tests.factories import make_game, new_game, random_rounds
 from tests.play_helpers import trump
 
 STATIC = PROJECT_ROOT / "static"
+YEAR = 365 * 24 * 60 * 60
+HASHED = re.compile(r"^/static/(?:[\w-]+/)*[\w.-]+\.[0-9a-f]{12}\.\w+$")
+STATIC_URL = re.compile(r'(?:href|src)="(/static/[^"]+)"')
 
 
 def decoded(response) -> bytes:
@@ -25,6 +36,74 @@ def decoded(response) -> bytes:
         return gzip.decompress(body)
     assert coding is None, coding
     return body
+
+
+def plain_name(url: str) -> str:
+    """``/static/vendor/htmx.min.<hash>.js`` -> ``vendor/htmx.min.js``."""
+    return re.sub(r"\.[0-9a-f]{12}(\.\w+)$", r"\1", url.removeprefix("/static/"))
+
+
+def keep_list() -> list[str]:
+    """The static files the service worker keeps for the offline notice (static/sw.js)."""
+    found = re.search(r"var KEEP = \[OFFLINE, ([^\]]*)\]", (STATIC / "sw.js").read_text())
+    return json.loads(f"[{found.group(1)}]")
+
+
+def test_pages_name_static_files_by_content_hash_kept_a_year(client):
+    page = client.get("/").get_data(as_text=True)
+    urls = STATIC_URL.findall(page)
+    assert len(urls) >= 4
+    for url in urls:
+        assert HASHED.match(url), url
+        with client.get(url) as response:
+            assert response.status_code == 200
+            cache = response.headers["Cache-Control"]
+            assert f"max-age={YEAR}" in cache
+            assert "immutable" in cache
+            assert response.headers["X-Content-Type-Options"] == "nosniff"
+            assert response.get_data() == (STATIC / plain_name(url)).read_bytes()
+
+
+def test_the_hash_is_that_of_the_contents(client):
+    page = client.get("/").get_data(as_text=True)
+    (css,) = (url for url in STATIC_URL.findall(page) if url.endswith(".css"))
+    digest = hashlib.sha256((STATIC / "app.css").read_bytes()).hexdigest()[:12]
+    assert css == f"/static/app.{digest}.css"
+
+
+def test_the_offline_page_names_the_files_the_service_worker_keeps(client):
+    """The service worker caches the offline notice with the plain names of its KEEP list:
+    the notice names those, so it still has its stylesheet and scripts without a network."""
+    keep = keep_list()
+    assert "/static/app.css" in keep
+    page = client.get("/offline").get_data(as_text=True)
+    named = STATIC_URL.findall(page)
+    assert "/static/app.css" in named
+    assert set(named) - {"/static/icon-192.png"} <= set(keep)
+    for url in keep:
+        with client.get(url) as response:
+            assert response.status_code == 200
+            assert response.headers["Cache-Control"] == "no-cache"
+            assert response.get_data() == (STATIC / url.removeprefix("/static/")).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("asked", "coding"),
+    [("gzip, br", "br"), ("gzip", "gzip"), ("br", "br"), ("", None)],
+)
+def test_static_files_are_served_precompressed_as_asked(client, asked, coding):
+    page = client.get("/").get_data(as_text=True)
+    for url in STATIC_URL.findall(page):
+        if url.endswith((".css", ".js")):
+            with client.get(url, headers={"Accept-Encoding": asked}) as response:
+                assert response.headers.get("Content-Encoding") == coding
+                assert "Accept-Encoding" in response.headers["Vary"]
+                assert decoded(response) == (STATIC / plain_name(url)).read_bytes()
+
+
+def test_a_static_file_that_is_not_there_is_a_404(client):
+    assert client.get("/static/no-such-file.css").status_code == 404
+    assert client.get("/static/app.000000000000.css").status_code == 404
 
 
 @pytest.mark.parametrize(("asked", "coding"), [("gzip, br", "br"), ("gzip", "gzip"), ("", None)])
@@ -59,6 +138,49 @@ def test_the_live_board_keeps_its_etag_and_304_when_compressed(ctx, client):
     assert changed.headers["ETag"] != etag
 
 
+def test_build_static_names_files_by_contents_and_builds_once(tmp_path):
+    source = tmp_path / "static"
+    (source / "vendor").mkdir(parents=True)
+    (source / "app.css").write_text("body { color: black; }\n" * 200)
+    (source / "vendor" / "lib.min.js").write_text("var x = 1;\n" * 200)
+    folder, names = build_static(source, tmp_path / "instance")
+    assert names["vendor/lib.min.js"].startswith("vendor/lib.min.")
+    for plain, hashed in names.items():
+        for name in (plain, hashed):
+            assert (folder / name).read_bytes() == (source / plain).read_bytes()
+            assert (
+                brotli.decompress((folder / f"{name}.br").read_bytes())
+                == (source / plain).read_bytes()
+            )
+            assert (
+                gzip.decompress((folder / f"{name}.gz").read_bytes())
+                == (source / plain).read_bytes()
+            )
+    built = (folder / names["app.css"]).stat().st_mtime_ns
+    assert build_static(source, tmp_path / "instance") == (folder, names)
+    assert (folder / names["app.css"]).stat().st_mtime_ns == built, "not built again"
+
+    (source / "app.css").write_text("body { color: navy; }\n" * 200)
+    changed_folder, changed = build_static(source, tmp_path / "instance")
+    assert changed["app.css"] != names["app.css"]
+    assert changed["vendor/lib.min.js"] == names["vendor/lib.min.js"]
+    assert changed_folder != folder
+    assert folder.is_dir(), "the earlier build stays for a week (pages still name it)"
+
+
+def test_hashed_name_puts_the_hash_before_the_suffix():
+    assert hashed_name("vendor/htmx.min.js", "0123456789ab") == "vendor/htmx.min.0123456789ab.js"
+    assert hashed_name("app.css", "0123456789ab") == "app.0123456789ab.css"
+
+
+def test_in_debug_mode_flask_serves_the_folder_as_it_is(sqlite_uri):
+    app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, DEBUG=True))
+    with app.test_request_context():
+        assert url_for("static", filename="app.css") == "/static/app.css"
+    with app.test_client().get("/static/app.css") as response:
+        assert response.status_code == 200
+
+
 def test_the_service_worker_keeps_its_fixed_url_compressed_and_closed(client):
     with client.get("/sw.js", headers={"Accept-Encoding": "gzip, br"}) as response:
         assert response.status_code == 200
@@ -66,3 +188,14 @@ def test_the_service_worker_keeps_its_fixed_url_compressed_and_closed(client):
         assert response.headers["Service-Worker-Allowed"] == "/"
         assert decoded(response) == (STATIC / "sw.js").read_bytes()
     gc.collect()  # a file left open would warn here (warnings are errors)
+
+
+def test_old_builds_go_after_a_week_but_the_latest_few_stay(tmp_path):
+    week = 7 * 24 * 60 * 60
+    now = time.time()
+    ages = {"current": 30 * week, "recent": 60, "a": 2 * week, "b": 3 * week, "c": 4 * week}
+    for name, age in ages.items():
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (now - age, now - age))
+    prune_builds(tmp_path, tmp_path / "current")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a", "b", "current", "recent"]
