@@ -129,11 +129,20 @@
   document.addEventListener("DOMContentLoaded", function () { initTricks(); keepAwake(); });
   document.addEventListener("htmx:afterSettle", function (event) { initTricks(event.target); keepAwake(); });
 
-  // --- Keep the screen on while a game is being played (where the browser allows it). ---
-  var lock = null;
+  // --- Keep the screen on while a game is being played. ---
+  // The Screen Wake Lock where the browser offers it (secure pages: HTTPS or localhost). On plain
+  // HTTP on the LAN it is missing, so the fallback NoSleep.js made well known: a tiny muted video
+  // playing inline in a loop, started by the first tap (browsers start media after one) and
+  // stopped when no game is on the page any more.
+  var lock = null, video = null;
+  function awakeSpot() { return document.querySelector("[data-keep-awake]"); }
   function keepAwake() {
-    var wanted = !!document.querySelector("[data-keep-awake]");
-    if (!("wakeLock" in navigator)) return;
+    var wanted = !!awakeSpot();
+    if (!("wakeLock" in navigator)) {
+      if (!wanted) stopVideo();
+      else if (video && video.paused && document.visibilityState === "visible") playVideo();
+      return;
+    }
     if (wanted && !lock) {
       navigator.wakeLock.request("screen").then(function (l) {
         lock = l;
@@ -144,6 +153,46 @@
       lock = null;
     }
   }
+  function playVideo() {
+    var started = video.play();
+    if (started && started.catch) started.catch(function () { /* tried again at the next tap */ });
+  }
+  function startVideo() {
+    var spot = awakeSpot();
+    if ("wakeLock" in navigator || !spot || (video && !video.paused)) return;
+    if (!video) {
+      video = document.createElement("video");
+      video.className = "awake-video";
+      video.muted = true;
+      video.loop = true;
+      video.setAttribute("muted", "");
+      video.setAttribute("playsinline", "");
+      video.setAttribute("aria-hidden", "true");
+      video.setAttribute("tabindex", "-1");
+      video.setAttribute("data-awake", "");
+      ["webm", "mp4"].forEach(function (type) {
+        var url = spot.getAttribute("data-awake-" + type);
+        if (!url) return;
+        var source = document.createElement("source");
+        source.src = url;
+        source.type = "video/" + type;
+        video.appendChild(source);
+      });
+      document.body.appendChild(video);
+    }
+    playVideo();
+  }
+  function stopVideo() {
+    if (!video) return;
+    video.pause();
+    video.remove();
+    video = null;
+  }
+  // Capture: before htmx swaps the tapped button away. A key press counts as a tap.
+  document.addEventListener("click", startVideo, true);
+  document.addEventListener("keydown", startVideo, true);
+  window.addEventListener("pagehide", stopVideo);
+
   // --- Installable: an offline notice instead of the browser's error page. ---
   if ("serviceWorker" in navigator) {
     window.addEventListener("load", function () {
