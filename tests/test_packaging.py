@@ -267,6 +267,9 @@ def check_wheel_contents(path: Path) -> None:
         files = [p for p in (PROJECT_ROOT / folder).rglob("*") if p.is_file()]
         assert {f"scorekeeper/{p.relative_to(PROJECT_ROOT).as_posix()}" for p in files} <= names
     assert any(re.fullmatch(r"scorekeeper/migrations/versions/\w+\.py", n) for n in names)
+    # The build compiles the translation catalogues into the wheel (hatch_build.py).
+    for language in ("pt", "es", "it", "de", "fr"):
+        assert f"scorekeeper/translations/{language}/LC_MESSAGES/messages.mo" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     stray = [n for n in names if n.startswith(("wsgi", "tests/", "bench/")) or "__pycache__" in n]
     assert stray == []
