@@ -7,6 +7,7 @@ import segno
 from flask import Flask
 
 from . import exchange
+from .views.live import remember_announced
 
 
 def lan_address() -> str:
@@ -26,6 +27,8 @@ def init_app(app: Flask) -> None:
     def announce(port: int) -> None:
         """Print the address to open on a phone, as text and as a QR code."""
         url = f"http://{lan_address()}:{port}/"
+        # The live view's QR code uses it when the host opens the app at localhost.
+        remember_announced(app.instance_path, url)
         click.echo("\nWizard Scorekeeper is starting. Open this on a phone on the same network:\n")
         segno.make(url, error="m").terminal(compact=True)
         click.echo(f"\n  {url}\n")

@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "scorekeeper.sqlite"
@@ -131,6 +132,9 @@ def configure(app: Flask, overrides: dict | None) -> None:
         # Responses compressed as the browser asks (Flask-Compress): Brotli, else gzip.
         COMPRESS_ALGORITHM=["br", "gzip"],
         COMPRESS_ALGORITHM_STREAMING=["br", "gzip"],
+        # Behind reverse proxies: how many of them set X-Forwarded-For/-Proto/-Host/-Port/
+        # -Prefix (0: none, the headers are ignored). See trust_proxies.
+        TRUSTED_PROXIES=0,
     )
     if overrides is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -145,3 +149,20 @@ def configure(app: Flask, overrides: dict | None) -> None:
         app.config["SQLALCHEMY_ENGINE_OPTIONS"] = options
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
+
+
+def trust_proxies(app: Flask) -> None:
+    """Behind ``TRUSTED_PROXIES`` reverse proxies, read the client's address, scheme, host, port
+    and path prefix from their X-Forwarded-* headers (Werkzeug's ProxyFix), so that links the
+    app makes (the live view's QR code) are the ones the phones use. With 0 the headers are
+    ignored: anyone could send them."""
+    try:
+        count = int(app.config.get("TRUSTED_PROXIES") or 0)
+    except (TypeError, ValueError):
+        raise ValueError("TRUSTED_PROXIES must be a whole number of proxies") from None
+    if count < 0:
+        raise ValueError("TRUSTED_PROXIES must be a whole number of proxies")
+    if count:
+        app.wsgi_app = ProxyFix(
+            app.wsgi_app, x_for=count, x_proto=count, x_host=count, x_port=count, x_prefix=count
+        )
