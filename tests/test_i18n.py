@@ -244,14 +244,14 @@ def pseudo_app(sqlite_uri: str, tmp_path: Path, extracted: dict) -> Iterator[Fla
             BABEL_TRANSLATION_DIRECTORIES=str(tmp_path / "pseudo"),
         )
     )
-    # Flask-Babel caches catalogues per language for the whole process, not per app.
-    cache = babel.domain_instance.cache
-    cache.clear()
     with app.app_context():
+        # Flask-Babel caches catalogues per language for the whole process, not per app.
+        cache = babel.domain_instance.cache
+        cache.clear()
         db.create_all()
         yield app
         db.session.remove()
-    cache.clear()
+        cache.clear()
 
 
 def visible_words(page: str) -> list[str]:
