@@ -1069,10 +1069,26 @@ ROUND_1_SAVED, ROUND_1_CORRECTED = ((0, 1, 0), (0, 0, 1)), ((0, 1, 0), (0, 1, 0)
 ROUND_2 = ((1, 1, 0), (1, 1, 0))
 
 
-def recorded(action: str, number: int, was: tuple, now: tuple) -> dict:
-    """A history entry of a CANADIAN game for round ``number``: (bids, tricks) before, after."""
+def recorded(number: int, bids: tuple, tricks: tuple) -> dict:
+    """The history entry of round ``number`` of a CANADIAN game being saved, as the app
+    records it: the round being played before, scored after, and the next round dealt."""
+    empty = [None, None, None]
     return {
-        "action": action,
+        "action": "record_round",
+        "round_number": number,
+        "before": state(snapshot(number, list(bids), empty, "playing"), status="in_progress"),
+        "after": state(
+            snapshot(number, list(bids), list(tricks)),
+            snapshot(number + 1, empty, empty, "bidding"),
+            status="in_progress",
+        ),
+    }
+
+
+def corrected(number: int, was: tuple, now: tuple) -> dict:
+    """The history entry of a correction of round ``number``: (bids, tricks) before, after."""
+    return {
+        "action": "edit_round",
         "round_number": number,
         "before": state(snapshot(number, *map(list, was)), status="in_progress"),
         "after": state(snapshot(number, *map(list, now)), status="in_progress"),
@@ -1096,9 +1112,9 @@ def canadian_backup(app, changes: list[dict]) -> dict:
     return data
 
 
-RECORD_1 = recorded("record_round", 1, ((None,) * 3, (None,) * 3), ROUND_1_SAVED)
-RECORD_2 = recorded("record_round", 2, ((None,) * 3, (None,) * 3), ROUND_2)
-EDIT_1 = recorded("edit_round", 1, ROUND_1_SAVED, ROUND_1_CORRECTED)
+RECORD_1 = recorded(1, *ROUND_1_SAVED)
+RECORD_2 = recorded(2, *ROUND_2)
+EDIT_1 = corrected(1, ROUND_1_SAVED, ROUND_1_CORRECTED)
 
 
 def test_a_bid_made_forbidden_by_a_later_correction_of_an_earlier_round_is_accepted(app):
@@ -1112,7 +1128,7 @@ def test_a_bid_made_forbidden_by_a_later_correction_of_an_earlier_round_is_accep
     [
         [],  # no history: nothing shows the bid was allowed when it was made
         [RECORD_1, EDIT_1, RECORD_2],  # the correction came first: round 2 was bid after it
-        [RECORD_1, RECORD_2, EDIT_1, {**EDIT_1, "action": "edit_round", "round_number": 2}],
+        [RECORD_1, RECORD_2, EDIT_1, corrected(2, ROUND_2, ROUND_2)],
     ],
 )
 def test_a_forbidden_bid_without_a_later_correction_is_refused(app, changes):
@@ -1311,3 +1327,39 @@ def test_a_file_with_emoji_written_as_surrogate_pairs_is_read(ctx):
     assert b"\\ud83d\\ude00" in body
     assert exchange.import_file(body).players_added == 1
     assert "Ann \U0001f600" in db.session.scalars(sa.select(Player.name)).all()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # Undo of the correction would put round 2 back unscored, before scored round 3.
+        lambda d: entry_of(d, 2)["before"]["rounds"][0].update(state="playing"),
+        # ... or scored without its tricks.
+        lambda d: entry_of(d, 2)["before"]["rounds"][0].update(tricks=[0, None, 1]),
+        # ... or drop round 2 (it is in "after" only), leaving rounds 1 and 3.
+        lambda d: entry_of(d, 2)["before"].update(rounds=[]),
+    ],
+)
+def test_a_history_whose_undo_would_break_the_game_is_refused(client, app, change):
+    data = valid_backup(app)
+    change(data)
+    assert refused_problems(data) == [
+        "game 1, history entry 2: undoing it would leave the game's rounds out of order or "
+        "incomplete."
+    ]
+
+
+def test_every_undo_a_restored_history_allows_leaves_a_game_the_pages_can_show(
+    ctx, client, tmp_path
+):
+    play_a_game_with_every_kind_of_change(client)
+    backup = client.get("/history/backup.json").data
+    other = fresh_instance(tmp_path)
+    with other.app_context():
+        exchange.import_file(backup)
+        game_id = db.session.scalar(sa.select(Game.id))
+        again = other.test_client()
+        while play.post(again, game_id, "undo", {}).status_code == 303:
+            assert again.get(f"/history/{game_id}").status_code == 200
+            assert again.get("/history/").status_code == 200
+        db.engine.dispose()

@@ -289,7 +289,8 @@ def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
         )
     problems = [located(where, problem) for problem in problems]
     problems += _history_problems(history, game_rules, where)
-    return problems + _round_problems(game, game_rules, where)
+    problems += _round_problems(game, game_rules, where)
+    return problems or _undo_problems(game, game_rules, where)
 
 
 def _history_problems(history: list[dict], game_rules: rules.GameRules, where: str) -> list[str]:
@@ -317,6 +318,71 @@ def _history_problems(history: list[dict], game_rules: rules.GameRules, where: s
         place = history_place(where, number)
         problems.extend(located(place, problem) for problem in dict.fromkeys(found))
     return problems
+
+
+def _undo_problems(game: dict, game_rules: rules.GameRules, where: str) -> list[str]:
+    """Undo steps back through the history, putting each change's ``before`` back (see
+    :func:`scorekeeper.changes.undo`): every game it can lead to must still be one the
+    score sheet can be computed for — rounds numbered 1, 2, 3 …, the scored ones first with
+    every bid and every player's tricks, then at most one being played."""
+    players = game_rules.players
+    rounds = {
+        round_["number"]: _snapshot_of(round_, players, game_rules.saboteur)
+        for round_ in game["rounds"]
+    }
+    history = game.get("history", [])
+    position = {change["version"]: number for number, change in enumerate(history, start=1)}
+    undone = {c["after"]["undoes"] for c in history if c["action"] == ChangeAction.UNDO}
+    for change in sorted(history, key=lambda change: change["version"], reverse=True):
+        if change["action"] in (ChangeAction.CREATE_GAME, ChangeAction.UNDO):
+            continue
+        if change["version"] in undone:
+            continue
+        before, after = change["before"], change["after"]
+        saboteur = game_rules.saboteur
+        if "rules" in before:
+            saboteur = bool(before["rules"].get("saboteur", False))
+        kept = {snapshot["number"]: snapshot for snapshot in before["rounds"]}
+        for snapshot in after["rounds"]:
+            if snapshot["number"] not in kept:
+                rounds.pop(snapshot["number"], None)
+        for number, snapshot in kept.items():
+            rounds[number] = {**snapshot, "saboteur": saboteur}
+        if not _sheet_can_be_made(rounds):
+            place = history_place(where, position[change["version"]])
+            message = _("undoing it would leave the game's rounds out of order or incomplete.")
+            return [located(place, message)]
+    return []
+
+
+def _snapshot_of(round_: dict, players: int, saboteur: bool) -> dict:
+    """A round of the file as a history snapshot keeps it (lists by seat)."""
+    by_seat = {entry["seat"]: entry for entry in round_["entries"]}
+    snapshot = {"state": round_["state"], "dealer": round_["dealer"], "saboteur": saboteur}
+    for name in snapshots.SEAT_FIELDS:
+        values = [by_seat.get(seat, {}).get(name) for seat in range(players)]
+        snapshot[snapshots.snapshot_key(name)] = values
+    return snapshot
+
+
+def _sheet_can_be_made(rounds: Mapping[int, dict]) -> bool:
+    """Whether these rounds (snapshots by number) make a score sheet: see
+    :func:`rules.score_sheet`, which refuses rounds out of sequence or missing a number."""
+    numbers = sorted(rounds)
+    if numbers != list(range(1, len(numbers) + 1)):
+        return False
+    states = [rounds[number]["state"] for number in numbers]
+    scored = states.count(RoundState.SCORED)
+    if RoundState.SCORED in states[scored:] or len(states) - scored > 1:
+        return False
+    for number in numbers[:scored]:
+        snapshot = rounds[number]
+        sits_out = snapshot["dealer"] if snapshot["saboteur"] else None
+        if any(took is None for took in snapshot["tricks"]) or any(
+            bid is None for seat, bid in enumerate(snapshot["bids"]) if seat != sits_out
+        ):
+            return False
+    return True
 
 
 def _rules_fit(data: dict, game_rules: rules.GameRules, valid: set[str]) -> bool:
