@@ -1,7 +1,9 @@
 """The shape of a backup or game export: ``export-format.schema.json`` (JSON Schema 2020-12).
 
-:func:`shape_problems` validates a file with the ``jsonschema`` library and turns each error
-into one translated sentence with its place ("game 3, round 2: …"). What needs the game's
+:func:`shape_problems` first counts the file's lists against the schema's limits, then asks
+:func:`quick_check` (the schema compiled to plain Python) whether the file has its shape;
+only a file that has not is validated with the ``jsonschema`` library, whose errors become
+one translated sentence each with its place ("game 3, round 2: …"). What needs the game's
 rules or other records is checked afterwards by :mod:`.restore`.
 """
 
