@@ -193,6 +193,15 @@
   document.addEventListener("keydown", startVideo, true);
   window.addEventListener("pagehide", stopVideo);
 
+  // --- The offline notice stands in for the page that could not be reached, at its address:
+  // "Try again" reloads it (without JavaScript its link goes to that same address). ---
+  document.addEventListener("click", function (event) {
+    var retry = event.target.closest && event.target.closest("[data-retry]");
+    if (!retry) return;
+    event.preventDefault();
+    window.location.reload();
+  });
+
   // --- Installable: an offline notice instead of the browser's error page. ---
   if ("serviceWorker" in navigator) {
     window.addEventListener("load", function () {
