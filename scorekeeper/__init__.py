@@ -78,6 +78,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.after_request(security_headers)
     serve_compressed(app)
     serve_static(app)
+    config.trust_proxies(app)
     return app
 
 

@@ -1,6 +1,6 @@
 """Error pages: one place for 400/403/404/405/409/413/422/500, full page or htmx fragment."""
 
-from flask import Flask, Response, render_template
+from flask import Flask, Response, abort, render_template, request
 from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 from flask_wtf.csrf import CSRFError
@@ -30,11 +30,20 @@ def standard_texts() -> dict[int, tuple[str, str]]:
         405: (_("Not allowed"), _("This address cannot be used that way.")),
         409: (_("Changed elsewhere"), _("Something changed on another phone. Reload.")),
         413: (_("Too large"), _("That upload is too large.")),
+        415: (_("Cannot use that"), _("This address takes the page's own forms only. Reload it.")),
         422: (_("Cannot use that"), _("Check what was entered and try again.")),
     }
 
 
+def refuse_json_bodies() -> None:
+    """The app's pages post forms. Flask-WTF would read a JSON body as the form (and fail on a
+    JSON number or list): such a request is refused as what it is, 415."""
+    if request.method == "POST" and request.is_json:
+        abort(415)
+
+
 def init_app(app: Flask) -> None:
+    app.before_request(refuse_json_bodies)
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError) -> Response:
         return render_error(

@@ -167,3 +167,13 @@ def test_an_htmx_refusal_for_a_stale_round_is_swapped_in(ctx, client):
     late = post(client, game_id, "rounds/1/tricks", {"tricks_0": 1, "version": 5}, headers=HX)
     assert late.status_code == 409
     assert text(late).lstrip().startswith('<div id="table"')
+
+
+@pytest.mark.parametrize("body", ["0", "true", "[1, 2]", '{"dealer": 1, "version": 1}'])
+def test_a_json_body_is_refused_as_such_and_changes_nothing(ctx, client, body):
+    game_id = new_game()
+    response = client.post(
+        f"/games/{game_id}/rounds/1/dealer", data=body, content_type="application/json"
+    )
+    assert response.status_code == 415
+    assert version(game_id) == 1
