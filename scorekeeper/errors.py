@@ -44,6 +44,7 @@ def refuse_json_bodies() -> None:
 
 def init_app(app: Flask) -> None:
     app.before_request(refuse_json_bodies)
+
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError) -> Response:
         return render_error(
