@@ -104,6 +104,17 @@ def _refuse_as_stale(request_key: str | None) -> NoReturn:
     raise StaleGame
 
 
+def begin_write() -> None:
+    """Start the transaction that will write. On SQLite it holds the database's write lock
+    from its first statement (waiting up to busy_timeout for a writer in progress), so it
+    cannot fail later on a stale read snapshot ("database is locked"); objects read before
+    are reloaded from the database when next used. PostgreSQL needs nothing here."""
+    if db.engine.dialect.name == "sqlite":
+        db.session.rollback()
+        with sqlite_write_lock():
+            db.session.connection()
+
+
 def _lock(game_id: int) -> int | None:
     """Take this game's write lock and return its version as stored now.
 
@@ -112,12 +123,10 @@ def _lock(game_id: int) -> int | None:
     begins again holding the database's write lock, waiting for a writer in progress — so a
     double tap finds its twin's change instead of failing on a stale snapshot.
     """
-    query = sa.select(Game.version).where(Game.id == game_id)
-    if db.engine.dialect.name != "sqlite":
-        return db.session.execute(query.with_for_update()).scalar()
-    db.session.rollback()
-    with sqlite_write_lock():
-        return db.session.execute(query).scalar()
+    begin_write()
+    return db.session.execute(
+        sa.select(Game.version).where(Game.id == game_id).with_for_update()
+    ).scalar()
 
 
 def apply_change(

@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from . import rules
-from .changes import already_applied
+from .changes import already_applied, begin_write
 from .extensions import db
 from .models import (
     Change,
@@ -155,10 +155,13 @@ def create_game(
     to tell a double tap from the same page sent again with other choices). ``previous`` is
     the finished game this one plays again.
     """
+    begin_write()
     if (earlier := game_started_by(request_key)) is not None:
         return earlier
     if already_applied(request_key):
         request_key = None  # a key of some other change: not a repeat of this start
+    if previous is not None and (again := played_again(previous)) is not None:
+        return again
     game = Game(rules=game_rules.to_dict(), first_dealer=first_dealer, version=1)
     if previous is not None:
         game.previous_game_id = previous.id

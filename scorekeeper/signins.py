@@ -13,6 +13,7 @@ import secrets
 
 import sqlalchemy as sa
 
+from .changes import begin_write
 from .extensions import db
 from .models import AccessSession
 
@@ -25,6 +26,7 @@ def pass_mark(password: str, secret_key: str) -> str:
 def sign_in(mark: str) -> str:
     """Record a new signed-in phone; its token goes into the session cookie."""
     token = secrets.token_urlsafe(32)
+    begin_write()
     db.session.add(AccessSession(token=token, pass_mark=mark))
     db.session.commit()
     return token
@@ -43,5 +45,6 @@ def is_signed_in(token: object, mark: str) -> bool:
 def sign_out(token: object) -> None:
     """Revoke one sign-in (and forget sign-ins made with an older password)."""
     if isinstance(token, str) and token:
+        begin_write()
         db.session.execute(sa.delete(AccessSession).where(AccessSession.token == token))
         db.session.commit()

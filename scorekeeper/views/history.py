@@ -6,7 +6,6 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, flash, redirect, request, url_for
 from flask_babel import gettext as _
-from flask_babel import ngettext
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .. import exchange, queries, records, rules
@@ -169,20 +168,7 @@ def restore() -> Response:
     except exchange.ImportProblem as problem:
         form.backup.errors = list(problem.problems)
         return render("history/backup.html", None, 422, form=form, result=None)
-    added = ngettext("%(num)d game added", "%(num)d games added", result.games_added)
-    players = ngettext("%(num)d player added", "%(num)d players added", result.players_added)
-    skipped = ngettext(
-        "%(num)d game was already here", "%(num)d games were already here", result.games_skipped
-    )
-    flash(
-        _(
-            "Restored: %(games)s, %(players)s; %(skipped)s.",
-            games=added,
-            players=players,
-            skipped=skipped,
-        ),
-        "restore",
-    )
+    flash(result.message, "restore")
     return redirect(url_for("history.backup"), 303)
 
 
