@@ -162,6 +162,32 @@ def create_game(
         request_key = None  # a key of some other change: not a repeat of this start
     if previous is not None and (again := played_again(previous)) is not None:
         return again
+    for attempt in (1, 2):
+        try:
+            return _insert_game(
+                names, first_dealer, game_rules, request_key, request_digest, previous
+            )
+        except sa.exc.IntegrityError:
+            db.session.rollback()
+            if (earlier := game_started_by(request_key)) is not None:
+                return earlier
+            if previous is not None and (again := played_again(previous)) is not None:
+                return again
+            if attempt == 2:
+                raise
+            # Another game added one of these new players first: they are on the roster now.
+            begin_write()
+    raise AssertionError("unreachable")
+
+
+def _insert_game(
+    names: Sequence[str],
+    first_dealer: int,
+    game_rules: rules.GameRules,
+    request_key: str | None,
+    request_digest: str | None,
+    previous: Game | None,
+) -> Game:
     game = Game(rules=game_rules.to_dict(), first_dealer=first_dealer, version=1)
     if previous is not None:
         game.previous_game_id = previous.id
@@ -187,15 +213,7 @@ def create_game(
             request_digest=request_digest,
         )
     )
-    try:
-        db.session.commit()
-    except sa.exc.IntegrityError:
-        db.session.rollback()
-        if (earlier := game_started_by(request_key)) is not None:
-            return earlier
-        if previous is not None and (again := played_again(previous)) is not None:
-            return again
-        raise
+    db.session.commit()
     return game
 
 
