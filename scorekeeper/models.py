@@ -262,6 +262,73 @@ class Entry(db.Model):
     )
 
 
+class SeatResult(db.Model):
+    """One seat's result in a game, kept so that lists and statistics need not score every
+    game again: derived entirely from the game's rounds by :mod:`scorekeeper.results`, and
+    valid only while ``version`` is the game's version (any write makes it stale, and the
+    next page that needs it computes it again)."""
+
+    __tablename__ = "seat_results"
+
+    game_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True)
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    version: Mapped[int]
+    # The sheet: scored rounds, whether all planned rounds are scored, this seat's total,
+    # sum of bids (the tie-break), whether it leads, won, or is shown as winning
+    # (ScoreSheet.highlighted, which depends on the game's status: part of its version).
+    scored_rounds: Mapped[int] = mapped_column(sa.SmallInteger)
+    finished: Mapped[bool]
+    total: Mapped[int]
+    bid_sum: Mapped[int]
+    leader: Mapped[bool]
+    winner: Mapped[bool]
+    highlighted: Mapped[bool]
+    # Bids met and missed (rounds where the seat bid), and the runs of bids met in a row.
+    bids: Mapped[int] = mapped_column(sa.SmallInteger)
+    hits: Mapped[int] = mapped_column(sa.SmallInteger)
+    zero_bids: Mapped[int] = mapped_column(sa.SmallInteger)
+    zero_hits: Mapped[int] = mapped_column(sa.SmallInteger)
+    over_rounds: Mapped[int] = mapped_column(sa.SmallInteger)
+    over_tricks: Mapped[int] = mapped_column(sa.SmallInteger)
+    under_rounds: Mapped[int] = mapped_column(sa.SmallInteger)
+    under_tricks: Mapped[int] = mapped_column(sa.SmallInteger)
+    missed: Mapped[bool]
+    streak_first: Mapped[int] = mapped_column(sa.SmallInteger)
+    streak_last: Mapped[int] = mapped_column(sa.SmallInteger)
+    streak_best: Mapped[int] = mapped_column(sa.SmallInteger)
+
+    hand_sizes: Mapped[list[HandResult]] = relationship(cascade="all, delete-orphan")
+
+
+class HandResult(db.Model):
+    """One seat's bids in the rounds of one hand size of a game (part of its
+    :class:`SeatResult`, added up by the database for the player page)."""
+
+    __tablename__ = "hand_results"
+
+    game_id: Mapped[int] = mapped_column(primary_key=True)
+    seat: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True)
+    hand_size: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True)
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    bids: Mapped[int] = mapped_column(sa.SmallInteger)
+    hits: Mapped[int] = mapped_column(sa.SmallInteger)
+
+    __table_args__ = (
+        sa.ForeignKeyConstraint(
+            ["game_id", "seat"],
+            ["seat_results.game_id", "seat_results.seat"],
+            ondelete="CASCADE",
+        ),
+    )
+
+
 class Change(db.Model):
     """Append-only history of a game: what changed, before, after, when."""
 

@@ -15,14 +15,12 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask_babel import gettext as _
-from flask_sqlalchemy.pagination import Pagination
 from sqlalchemy.orm import selectinload
 
-from . import rules
+from . import results, rules
 from .extensions import db
-from .models import Entry, Game, GameStatus, Player, Round, RoundState, Seat
-from .records import record_from
-from .reports.stats import PlayedGame
+from .models import Game, GameStatus, HandResult, Player, Round, Seat, SeatResult
+from .reports import stats
 
 GAMES_PER_PAGE = 20
 
@@ -136,14 +134,83 @@ class GameFilter:
         return conditions
 
 
-def games_page(game_filter: GameFilter, page: int) -> Pagination:
-    """One page of the games list, newest first; ``.total`` counts every match."""
-    query = (
-        game_query()
-        .where(*game_filter.conditions())
-        .order_by(Game.created_at.desc(), Game.id.desc())
+@dataclass(frozen=True)
+class GameListing:
+    """One game of the games list: its row, names by seat, rules and outcome so far."""
+
+    game: sa.Row[Any]  # id, created_at, status
+    names: tuple[str, ...]
+    rules: rules.GameRules
+    outcome: results.Outcome
+
+
+@dataclass(frozen=True)
+class GamesPage:
+    """One page of the games list and the number of games that match in all."""
+
+    listings: list[GameListing]
+    total: int
+    pages: int
+
+
+def games_page(game_filter: GameFilter, page: int) -> GamesPage:
+    """One page of the games list, newest first, with each game's outcome from its stored
+    seat results (refreshed first where stale): a fixed number of queries, no score sheet."""
+    matching = sa.select(Game.id).where(*game_filter.conditions())
+    total = db.session.scalar(sa.select(sa.func.count()).select_from(matching.subquery())) or 0
+    ids = list(
+        db.session.scalars(
+            matching.order_by(Game.created_at.desc(), Game.id.desc())
+            .limit(GAMES_PER_PAGE)
+            .offset((page - 1) * GAMES_PER_PAGE)
+        )
     )
-    return db.paginate(query, page=page, per_page=GAMES_PER_PAGE, error_out=False)
+    _fresh_results(sa.select(Game.id).where(Game.id.in_(ids)))
+    games = db.session.execute(
+        sa.select(Game.id, Game.created_at, Game.status, Game.rules).where(Game.id.in_(ids))
+    ).all()
+    by_game: dict[int, list[sa.Row[Any]]] = defaultdict(list)
+    for row in db.session.execute(
+        sa.select(*(getattr(SeatResult, name) for name in results.OUTCOME_FIELDS), Player.name)
+        .join(Player, Player.id == SeatResult.player_id)
+        .where(SeatResult.game_id.in_(ids))
+    ):
+        by_game[row.game_id].append(row)
+    order = {game_id: index for index, game_id in enumerate(ids)}
+    parsed = _rules_parser()
+    listings = []
+    for game in sorted(games, key=lambda game: order[game.id]):
+        seats = sorted(by_game[game.id], key=lambda row: row.seat)
+        listings.append(
+            GameListing(
+                game=game,
+                names=tuple(row.name for row in seats),
+                rules=parsed(game.rules),
+                outcome=results.outcome(seats),
+            )
+        )
+    pages = max(1, -(-total // GAMES_PER_PAGE))
+    return GamesPage(listings=listings, total=total, pages=pages)
+
+
+def _fresh_results(games: sa.Select[tuple[int]]) -> None:
+    """Make the stored results of ``games`` current; when some were computed just now, end
+    this session's snapshot so that its next reads see them."""
+    if results.refresh(games):
+        db.session.rollback()
+
+
+def _rules_parser() -> Any:
+    """GameRules.from_dict, parsed once per distinct rules dict within one page."""
+    parsed: dict[str, rules.GameRules] = {}
+
+    def parse(stored: dict[str, Any]) -> rules.GameRules:
+        key = json.dumps(stored, sort_keys=True)
+        if key not in parsed:
+            parsed[key] = rules.GameRules.from_dict(stored)
+        return parsed[key]
+
+    return parse
 
 
 # --- players -------------------------------------------------------------------------------
@@ -184,85 +251,149 @@ def roster_with_finished_games() -> list[tuple[Player, int]]:
     return [(player, games) for player, games in rows]
 
 
-def played_games(player_id: int, conditions: Sequence[Any]) -> list[PlayedGame]:
-    """A player's finished games matching ``conditions``, as score sheets, in three queries.
-
-    A regular player has hundreds of games; loading them as ORM objects cost most of the
-    page's time, so plain rows are read and turned into the rules module's round records.
-    """
-    chosen = (
-        sa.select(Game.id)
+def player_stats(player_id: int, conditions: Sequence[Any]) -> stats.PlayerStats:
+    """Every figure of a player's page over their finished games matching ``conditions``,
+    added up by the database from the stored seat results (refreshed first where stale): a
+    fixed number of queries however many games. :func:`stats.player_stats` is the definition
+    these figures follow (tests/test_stats.py checks that both agree)."""
+    _fresh_results(
+        sa.select(Seat.game_id)
+        .join(Game)
+        .where(Seat.player_id == player_id, Game.status == GameStatus.FINISHED)
+    )
+    mine = (
+        sa.select(SeatResult, Game.created_at)
+        .join(Game, Game.id == SeatResult.game_id)
         .where(
+            SeatResult.player_id == player_id,
             Game.status == GameStatus.FINISHED,
-            Game.seats.any(Seat.player_id == player_id),
             *conditions,
         )
-        .scalar_subquery()
+        .subquery()
     )
-    games = db.session.execute(
-        sa.select(Game.id, Game.created_at, Game.rules)
-        .where(Game.id.in_(chosen))
-        .order_by(Game.created_at, Game.id)
-    ).all()
-    seats = _seats_of(chosen)
-    entries = _scored_entries_of(chosen)
-    rules_cache: dict[str, rules.GameRules] = {}
-    played = []
-    for game_id, created_at, stored_rules in games:
-        key = json.dumps(stored_rules, sort_keys=True)
-        if key not in rules_cache:
-            rules_cache[key] = rules.GameRules.from_dict(stored_rules)
-        game_rules = rules_cache[key]
-        ids = tuple(pid for pid, _name in seats[game_id])
-        records = [
-            record_from(*rows[0][:4], (row[4:] for row in rows), game_rules.players)
-            for rows in entries[game_id].values()
-        ]
-        played.append(
-            PlayedGame(
-                game_id=game_id,
-                created_at=created_at,
-                seat=ids.index(player_id),
-                player_ids=ids,
-                names=tuple(name for _id, name in seats[game_id]),
-                sheet=rules.score_sheet(game_rules, records),
-            )
-        )
-    return played
-
-
-def _seats_of(games: sa.ScalarSelect[int]) -> dict[int, list[tuple[int, str]]]:
-    """(player id, name) by seat for each game."""
-    seats: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for game_id, player_id, name in db.session.execute(
-        sa.select(Seat.game_id, Seat.player_id, Player.name)
-        .join(Player)
-        .where(Seat.game_id.in_(games))
-        .order_by(Seat.game_id, Seat.position)
-    ):
-        seats[game_id].append((player_id, name))
-    return seats
-
-
-def _scored_entries_of(games: sa.ScalarSelect[int]) -> dict[int, dict[int, list[tuple]]]:
-    """Each game's scored rounds as rows (number, hand_size, dealer, bomb_played, seat, bid,
-    cloud_bid, tricks), by game and round number."""
-    entries: dict[int, dict[int, list[tuple]]] = defaultdict(dict)
-    for game_id, *row in db.session.execute(
+    sums = db.session.execute(
         sa.select(
-            Round.game_id,
-            Round.number,
-            Round.hand_size,
-            Round.dealer,
-            Round.bomb_played,
-            Entry.seat,
-            Entry.bid,
-            Entry.cloud_bid,
-            Entry.tricks,
+            sa.func.count(),
+            *(
+                sa.func.coalesce(sa.func.sum(column), 0)
+                for column in (
+                    _count(mine.c.winner),
+                    mine.c.total,
+                    mine.c.bids,
+                    mine.c.hits,
+                    mine.c.zero_bids,
+                    mine.c.zero_hits,
+                    mine.c.over_rounds,
+                    mine.c.over_tricks,
+                    mine.c.under_rounds,
+                    mine.c.under_tricks,
+                )
+            ),
         )
-        .join(Entry)
-        .where(Round.game_id.in_(games), Round.state == RoundState.SCORED)
-        .order_by(Round.game_id, Round.number, Entry.seat)
-    ):
-        entries[game_id].setdefault(row[0], []).append(tuple(row))
-    return entries
+    ).one()
+    games, wins, points, bids, hits, zero_bids, zero_hits, *misses = (int(v) for v in sums)
+    by_size = db.session.execute(
+        sa.select(HandResult.hand_size, sa.func.sum(HandResult.hits), sa.func.sum(HandResult.bids))
+        .join(
+            mine,
+            sa.and_(HandResult.game_id == mine.c.game_id, HandResult.seat == mine.c.seat),
+        )
+        .group_by(HandResult.hand_size)
+        .order_by(HandResult.hand_size)
+    ).all()
+    return stats.PlayerStats(
+        games=games,
+        wins=wins,
+        win_rate=stats.Rate(wins, games),
+        average_score=points / games if games else None,
+        best=_extreme_game(mine, highest=True),
+        worst=_extreme_game(mine, highest=False),
+        bids=stats.Rate(hits, bids),
+        by_hand_size=tuple(
+            (size, stats.Rate(int(hits), int(tried))) for size, hits, tried in by_size
+        ),
+        over=stats.Misses(misses[0], misses[1]),
+        under=stats.Misses(misses[2], misses[3]),
+        zero_bids=stats.Rate(zero_hits, zero_bids),
+        longest_streak=_longest_streak(mine),
+        head_to_head=_head_to_head(mine),
+    )
+
+
+def _count(condition: Any) -> Any:
+    """1 where ``condition`` holds, else 0 (a boolean column summed on any database)."""
+    return sa.case((condition, 1), else_=0)
+
+
+def _extreme_game(mine: sa.Subquery, *, highest: bool) -> stats.GameTotal | None:
+    """The game with the highest (or lowest) final total; the earliest one on a tie."""
+    total = mine.c.total.desc() if highest else mine.c.total.asc()
+    found = db.session.execute(
+        sa.select(mine.c.game_id, mine.c.created_at, mine.c.total)
+        .order_by(total, mine.c.created_at, mine.c.game_id)
+        .limit(1)
+    ).first()
+    return stats.GameTotal(*found) if found else None
+
+
+def _longest_streak(mine: sa.Subquery) -> int:
+    """The most bids met in a row across games in the order played, from each game's runs.
+
+    A run crosses games only through games without a miss. Numbering the games by how many
+    games with a miss came up to them puts each game with a miss at the head of a group
+    followed by the clean games after it; a run then is the group's last run of its head
+    game, plus every clean game's bids met, plus the first run of the next group's head.
+    """
+    order = (mine.c.created_at, mine.c.game_id)
+    numbered = sa.select(
+        mine.c.missed,
+        mine.c.hits,
+        mine.c.streak_first,
+        mine.c.streak_last,
+        mine.c.streak_best,
+        sa.func.sum(_count(mine.c.missed)).over(order_by=order, rows=(None, 0)).label("grp"),
+    ).subquery()
+    groups = (
+        sa.select(
+            numbered.c.grp,
+            sa.func.max(numbered.c.streak_best).label("best"),
+            sa.func.coalesce(
+                sa.func.max(sa.case((numbered.c.missed, numbered.c.streak_last))), 0
+            ).label("tail"),
+            sa.func.max(sa.case((numbered.c.missed, numbered.c.streak_first))).label("head"),
+            sa.func.sum(sa.case((numbered.c.missed, 0), else_=numbered.c.hits)).label("clean"),
+        )
+        .group_by(numbered.c.grp)
+        .subquery()
+    )
+    runs = sa.select(
+        groups.c.best,
+        (
+            groups.c.tail
+            + groups.c.clean
+            + sa.func.coalesce(sa.func.lead(groups.c.head).over(order_by=groups.c.grp), 0)
+        ).label("run"),
+    ).subquery()
+    found = db.session.execute(sa.select(sa.func.max(runs.c.best), sa.func.max(runs.c.run))).one()
+    return max((int(value) for value in found if value is not None), default=0)
+
+
+def _head_to_head(mine: sa.Subquery) -> tuple[stats.HeadToHead, ...]:
+    """For each other player: games together, and who finished with the higher total."""
+    other = sa.orm.aliased(SeatResult)
+    rows = db.session.execute(
+        sa.select(
+            other.player_id,
+            Player.name,
+            sa.func.count(),
+            sa.func.sum(_count(mine.c.total > other.total)),
+            sa.func.sum(_count(mine.c.total < other.total)),
+            sa.func.sum(_count(mine.c.total == other.total)),
+        )
+        .select_from(mine)
+        .join(other, sa.and_(other.game_id == mine.c.game_id, other.seat != mine.c.seat))
+        .join(Player, Player.id == other.player_id)
+        .group_by(other.player_id, Player.name)
+    ).all()
+    lines = [stats.HeadToHead(pid, name, *(int(n) for n in counts)) for pid, name, *counts in rows]
+    return tuple(sorted(lines, key=lambda h: (-h.games, h.name.casefold(), h.player_id)))

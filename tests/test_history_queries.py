@@ -70,12 +70,17 @@ URLS = (
 
 
 def test_page_queries_do_not_grow_with_the_number_of_games(db_app):
+    # The first visit also stores the new games' seat results (a fixed number of statements
+    # too, up to 200 games at once); the second is what every later visit costs.
     seed(db_app, 1)
+    first_with_one = {url: queries(db_app, url) for url in URLS}
     with_one = {url: queries(db_app, url) for url in URLS}
     seed(db_app, MANY_GAMES - 1)
+    first_with_many = {url: queries(db_app, url) for url in URLS}
     with_many = {url: queries(db_app, url) for url in URLS}
-    assert with_one == with_many
-    assert max(with_one.values()) <= 8
+    assert first_with_one == first_with_many
+    assert with_one == with_many, with_many
+    assert max(with_one.values()) <= 10, with_one
 
 
 def test_game_page_queries_do_not_grow_with_rounds_or_players(app):

@@ -1,12 +1,16 @@
 """Player statistics against a small example worked out by hand."""
 
-from datetime import UTC, datetime
+import random
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import sqlalchemy as sa
 
-from scorekeeper import rules
+from scorekeeper import queries, records, rules
+from scorekeeper.extensions import db
+from scorekeeper.models import Entry, Game, GameStatus, Player
 from scorekeeper.reports.stats import PlayedGame, Rate, player_stats
-from tests.factories import make_game
+from tests.factories import BASE_TIME, make_game, random_rounds
 
 ANN, BOB, CY = 1, 2, 3
 # Two finished 3-player games, "first 2 rounds" plan (1 card, then 2 cards), free bids.
@@ -163,3 +167,76 @@ def test_roster_lists_players_with_their_finished_games(client, ctx):
     page = client.get("/players/").get_data(as_text=True)
     assert "Ann" in page
     assert "1 finished game" in page
+
+
+def oracle_games(player_id: int, since: datetime | None = None) -> list[PlayedGame]:
+    """The player's finished games as the definition (stats.player_stats) takes them."""
+    games = db.session.scalars(queries.game_query()).all()
+    played_games = []
+    for game in games:
+        ids = tuple(seat.player_id for seat in game.seats)
+        if game.status != GameStatus.FINISHED or player_id not in ids:
+            continue
+        if since is not None and game.created_at.replace(tzinfo=UTC) < since:
+            continue
+        played_games.append(
+            PlayedGame(
+                game_id=game.id,
+                created_at=game.created_at,
+                seat=ids.index(player_id),
+                player_ids=ids,
+                names=tuple(records.player_names(game)),
+                sheet=records.sheet_of(game),
+            )
+        )
+    return played_games
+
+
+def test_the_page_figures_stored_per_game_add_up_to_the_definition(db_app):
+    """The player page adds up stored seat results in SQL; on random games (short ones, so
+    that runs of bids met cross games; ties on total and on start time; unfinished games),
+    every figure equals stats.player_stats over the games' score sheets."""
+    rng = random.Random(7)
+    names = ["Ann", "Bob", "Cy", "Di", "Eve"]
+    with db_app.app_context():
+        for n in range(40):
+            seated = rng.sample(names, rng.randint(3, 5))
+            plan = rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=rng.randint(1, 4))
+            game_rules = rules.GameRules(players=len(seated), plan=plan, bid_rule="free")
+            rounds = random_rounds(game_rules, seed=n)
+            if n % 3 == 0:  # Every bid met: a run that goes on into the next game.
+                rounds = [(list(tricks), list(tricks)) for _bids, tricks in rounds]
+            make_game(
+                seated,
+                rounds if n % 7 else rounds[:-1],
+                game_rules=game_rules,
+                created_at=BASE_TIME + timedelta(hours=n // 2),
+                commit=False,
+            )
+        db.session.commit()
+        ids = dict(db.session.execute(sa.select(Player.name, Player.id)).all())
+        since = BASE_TIME + timedelta(hours=8)
+        conditions = queries.period_conditions(since.date(), None)
+        for name in names:
+            expected = player_stats(ids[name], oracle_games(ids[name]))
+            assert queries.player_stats(ids[name], []) == expected, name
+            after = player_stats(ids[name], oracle_games(ids[name], queries.day_start(since)))
+            assert queries.player_stats(ids[name], conditions) == after, name
+        assert max(player_stats(ids[n], oracle_games(ids[n])).longest_streak for n in names) > 4
+
+
+def test_stored_results_follow_a_correction_of_a_finished_game(db_app):
+    with db_app.app_context():
+        game = make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
+        ann = game.seats[0].player_id
+        assert queries.player_stats(ann, []).wins == 1
+        # Ann's second-round bid corrected from 0 to 1: she misses it, Bob wins alone.
+        db.session.execute(
+            sa.update(Entry)
+            .where(Entry.round_id == game.rounds[1].id, Entry.seat == 0)
+            .values(bid=1)
+        )
+        db.session.execute(sa.update(Game).where(Game.id == game.id).values(version=2))
+        db.session.commit()
+        figures = queries.player_stats(ann, [])
+        assert (figures.wins, figures.bids.hits, figures.best.final_total) == (0, 1, 20)

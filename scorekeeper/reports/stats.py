@@ -29,6 +29,15 @@ class PlayedGame:
 
 
 @dataclass(frozen=True)
+class GameTotal:
+    """A game by its final total for one player (the best and worst game)."""
+
+    game_id: int
+    created_at: datetime
+    final_total: int
+
+
+@dataclass(frozen=True)
 class Rate:
     hits: int
     tries: int
@@ -67,8 +76,8 @@ class PlayerStats:
     wins: int
     win_rate: Rate
     average_score: float | None
-    best: PlayedGame | None
-    worst: PlayedGame | None
+    best: GameTotal | None
+    worst: GameTotal | None
     bids: Rate
     by_hand_size: tuple[tuple[int, Rate], ...]
     over: Misses
@@ -76,6 +85,70 @@ class PlayerStats:
     zero_bids: Rate
     longest_streak: int
     head_to_head: tuple[HeadToHead, ...]
+
+
+@dataclass(frozen=True)
+class SeatFigures:
+    """One seat's bidding in one game: the parts :func:`player_stats` adds up over games.
+
+    ``streak_first`` and ``streak_last`` are the bids met before the first miss and after the
+    last one, ``streak_best`` the longest run within the game; with no miss (``missed`` false)
+    all three are ``hits``. ``by_hand_size`` maps a hand size to (bids met, bids).
+    """
+
+    bids: int
+    hits: int
+    zero_bids: int
+    zero_hits: int
+    over: Misses
+    under: Misses
+    missed: bool
+    streak_first: int
+    streak_last: int
+    streak_best: int
+    by_hand_size: dict[int, tuple[int, int]]
+
+
+def seat_figures(sheet: rules.ScoreSheet, seat: int) -> SeatFigures:
+    """The bidding figures of ``seat`` in one game, as :func:`player_stats` counts them."""
+    bids = hits = zero_bids = zero_hits = run = best = 0
+    first: int | None = None
+    over = [0, 0]
+    under = [0, 0]
+    by_size: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for row in sheet.rows:
+        cell = row.cells[seat]
+        if cell.effective_bid is None:
+            continue
+        bids += 1
+        by_size[row.hand_size][1] += 1
+        zero_bids += cell.effective_bid == 0
+        if cell.made:
+            hits += 1
+            by_size[row.hand_size][0] += 1
+            zero_hits += cell.effective_bid == 0
+            run += 1
+            best = max(best, run)
+            continue
+        if first is None:
+            first = run
+        run = 0
+        miss = over if cell.effective_bid > cell.tricks else under
+        miss[0] += 1
+        miss[1] += abs(cell.effective_bid - cell.tricks)
+    return SeatFigures(
+        bids=bids,
+        hits=hits,
+        zero_bids=zero_bids,
+        zero_hits=zero_hits,
+        over=Misses(*over),
+        under=Misses(*under),
+        missed=first is not None,
+        streak_first=run if first is None else first,
+        streak_last=run,
+        streak_best=best,
+        by_hand_size={size: (met, tried) for size, (met, tried) in sorted(by_size.items())},
+    )
 
 
 def player_stats(player_id: int, games: Sequence[PlayedGame]) -> PlayerStats:
@@ -119,8 +192,8 @@ def player_stats(player_id: int, games: Sequence[PlayedGame]) -> PlayerStats:
         wins=wins,
         win_rate=Rate(wins, len(ordered)),
         average_score=sum(totals) / len(totals) if totals else None,
-        best=best,
-        worst=worst,
+        best=GameTotal(best.game_id, best.created_at, best.final_total) if best else None,
+        worst=GameTotal(worst.game_id, worst.created_at, worst.final_total) if worst else None,
         bids=Rate(hits, tries),
         by_hand_size=tuple((size, Rate(*counts)) for size, counts in sorted(by_size.items())),
         over=Misses(*over),

@@ -21,18 +21,18 @@ from .rendering import render
 bp = Blueprint("history", __name__, url_prefix="/history")
 
 
-def game_row(game: Game) -> dict[str, Any]:
-    """What a list row shows about a game; the leaders and winners come from the sheet."""
-    sheet = records.sheet_of(game)
-    game_rules = records.rules_of(game)
+def game_row(listing: queries.GameListing) -> dict[str, Any]:
+    """What a list row shows about a game; the leaders and winners come from its stored
+    results (the rules module's sheet, kept per game)."""
+    outcome = listing.outcome
     return {
-        "highlight": sheet.highlighted(game.status == GameStatus.IN_PROGRESS),
-        "game": game,
-        "names": records.player_names(game),
-        "sheet": sheet,
-        "rounds_played": len(sheet.rows),
-        "rounds_planned": game_rules.round_count,
-        "rules_summary": messages.rules_summary(game_rules),
+        "highlight": outcome.highlighted,
+        "game": listing.game,
+        "names": listing.names,
+        "sheet": outcome,
+        "rounds_played": outcome.scored_rounds,
+        "rounds_planned": listing.rules.round_count,
+        "rules_summary": messages.rules_summary(listing.rules),
     }
 
 
@@ -45,14 +45,14 @@ def games() -> Response:
         return render("history/games.html", "history/_games.html", 422, **context)
     page = form.page.data or 1
     found = queries.games_page(form.game_filter(), page)
-    pages = max(1, found.pages)
-    context.update(total=found.total or 0, pages=pages, page=page)
+    pages = found.pages
+    context.update(total=found.total, pages=pages, page=page)
     if page > pages:
         form.page.errors = [
             _("There is no page %(page)d; the last is %(last)d.", page=page, last=pages)
         ]
         return render("history/games.html", "history/_games.html", 404, **context)
-    context["rows"] = [game_row(game) for game in found.items]
+    context["rows"] = [game_row(listing) for listing in found.listings]
     return render("history/games.html", "history/_games.html", **context)
 
 

@@ -7,7 +7,6 @@ from flask_babel import get_timezone
 
 from .. import queries
 from ..forms.history import PeriodFilter
-from ..reports import stats
 from .rendering import render
 
 bp = Blueprint("players", __name__, url_prefix="/players")
@@ -26,5 +25,5 @@ def player(player_id: int) -> Response:
     if not form.validate():
         return render("players/player.html", "players/_stats.html", 422, **context)
     conditions = queries.period_conditions(form.date_from.data, form.date_to.data, get_timezone())
-    context["stats"] = stats.player_stats(found.id, queries.played_games(found.id, conditions))
+    context["stats"] = queries.player_stats(found.id, conditions)
     return render("players/player.html", "players/_stats.html", **context)
