@@ -71,6 +71,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     htmx.init_app(app)
     limiter.init_app(app)
     babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
+    i18n.init_app(app)
     errors.init_app(app)
 
     views.register(app)

@@ -1,12 +1,12 @@
 """Error pages: one place for 400/403/404/405/409/413/422/500, full page or htmx fragment."""
 
 from flask import Flask, Response, abort, render_template, request
-from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from .extensions import db, htmx
+from .i18n import gettext as _
 
 
 def render_error(status: int, title: str, message: str) -> Response:

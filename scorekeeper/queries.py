@@ -14,11 +14,11 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 import sqlalchemy as sa
-from flask_babel import gettext as _
 from sqlalchemy.orm import selectinload
 
 from . import results, rules
 from .extensions import db
+from .i18n import gettext as _
 from .models import Game, GameStatus, HandResult, Player, Round, Seat, SeatResult
 from .reports import stats
 

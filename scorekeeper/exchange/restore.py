@@ -21,12 +21,12 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from flask_babel import gettext as _
-from flask_babel import ngettext
 
 from .. import records, rules, snapshots
 from ..changes import lost_race
 from ..extensions import db
+from ..i18n import gettext as _
+from ..i18n import ngettext
 from ..models import (
     Change,
     ChangeAction,

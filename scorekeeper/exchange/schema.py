@@ -19,12 +19,12 @@ from itertools import islice
 from typing import Any
 
 import jsonschema
-from flask_babel import gettext as _
-from flask_babel import ngettext
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from .. import rules
+from ..i18n import gettext as _
+from ..i18n import ngettext
 
 FORMAT = "wizard-scorekeeper"
 VERSION = 1

@@ -1,9 +1,9 @@
 """Signing in with the instance's access password."""
 
-from flask_babel import lazy_gettext as _l
 from wtforms import HiddenField, PasswordField
 from wtforms.validators import InputRequired
 
+from ..i18n import lazy_gettext as _l
 from .base import Form
 
 

@@ -8,12 +8,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import IntegerField
 from wtforms.validators import Regexp
 
 from .. import rules
+from ..i18n import lazy_gettext as _l
 from ..wording import messages
 
 # A number as a page posts it: ASCII digits, an optional minus, at most nine digits — never

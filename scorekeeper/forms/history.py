@@ -10,14 +10,14 @@ from datetime import date
 from typing import Any
 
 from flask_babel import get_timezone
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
 from flask_wtf.file import FileField, FileRequired
 from wtforms import SelectField
 from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
 
+from ..i18n import gettext as _
+from ..i18n import lazy_gettext as _l
 from ..queries import GameFilter
 from ..wording import messages
 from ..wording.history import STATUS_LABELS

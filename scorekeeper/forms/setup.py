@@ -8,7 +8,6 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from flask_babel import gettext as _
 from wtforms import (
     BooleanField,
     Field,
@@ -21,6 +20,7 @@ from wtforms.validators import Optional, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from .. import rules
+from ..i18n import gettext as _
 from ..models import name_key
 from .base import REQUEST_KEY, Form, whole_number
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, Field, HiddenField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from .. import rules
 from ..changes import SavedOutcome
+from ..i18n import lazy_gettext as _l
 from ..models import Round
 from .base import REQUEST_KEY, Form, WholeNumberField, seat_field_name, whole_number
 

@@ -7,14 +7,14 @@ so the other phones at the table can follow a game without it.
 import hmac
 
 from flask import Blueprint, Flask, Response, current_app, redirect, request, session, url_for
-from flask_babel import gettext as _
-from flask_babel import ngettext
 from flask_htmx import make_response as htmx_response
 
 from .. import signins
 from ..extensions import htmx, limiter, limiter_wait
 from ..forms.access import LoginForm
 from ..forms.base import Form
+from ..i18n import gettext as _
+from ..i18n import ngettext
 from .rendering import render, safe_path
 
 bp = Blueprint("access", __name__)

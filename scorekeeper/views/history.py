@@ -5,12 +5,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, current_app, flash, redirect, request, url_for
-from flask_babel import gettext as _
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .. import exchange, queries, records, rules
 from ..forms.base import whole_number
 from ..forms.history import GamesFilter, RestoreForm
+from ..i18n import gettext as _
 from ..models import Game, GameStatus
 from ..reports import charts
 from ..wording import history as history_words

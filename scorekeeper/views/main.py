@@ -4,11 +4,11 @@ import json
 
 from flask import Blueprint, Response, current_app, redirect, request, send_from_directory, url_for
 from flask_babel import get_locale
-from flask_babel import gettext as _
 
 from .. import queries
 from ..forms.base import Form
 from ..i18n import LANGUAGE_COOKIE, LANGUAGES, YEAR
+from ..i18n import gettext as _
 from ..wording.rules_page import rule_groups
 from .rendering import render, safe_path
 

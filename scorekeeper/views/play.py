@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, abort, redirect, request, url_for
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response as htmx_response
 
 from .. import changes, gameplay, rules
 from ..extensions import htmx
 from ..forms import table as forms
 from ..forms.base import Form
+from ..i18n import gettext as _
+from ..i18n import lazy_gettext as _l
 from ..models import Change, ChangeAction, Game, GameStatus, Round, RoundState
 from ..queries import load_game, reload_game
 from ..records import player_names, rules_of

@@ -6,13 +6,13 @@ and store nothing; "Start game" checks everything and creates the game.
 """
 
 from flask import Blueprint, Response, redirect, request, url_for
-from flask_babel import gettext as _
 from flask_htmx import make_response as htmx_response
 
 from .. import changes, gameplay, rules
 from ..extensions import htmx
 from ..forms import setup as forms
 from ..forms.base import whole_number
+from ..i18n import gettext as _
 from ..models import Player, name_key
 from ..queries import roster_by_games_played
 from .rendering import new_request_key, render

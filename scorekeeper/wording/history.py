@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from flask_babel import format_datetime, format_time, ngettext, pgettext, to_user_timezone
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import format_datetime, format_time, to_user_timezone
 
 from .. import rules
+from ..i18n import gettext as _
+from ..i18n import lazy_gettext as _l
+from ..i18n import ngettext, pgettext
 from ..models import Change, ChangeAction, GameStatus
 from . import messages
 from .formats import names_list

@@ -15,11 +15,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from flask import current_app, has_app_context
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
-from flask_babel import ngettext
 
 from .. import rules
+from ..i18n import gettext as _
+from ..i18n import lazy_gettext as _l
+from ..i18n import ngettext
 
 __all__ = [
     "bid_rule_explanation",

@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from flask_babel import lazy_gettext as _l
-
 from .. import rules
+from ..i18n import lazy_gettext as _l
 from . import messages
 
 
