@@ -13,7 +13,7 @@ import brotli
 import pytest
 from flask import url_for
 
-from scorekeeper import build_static, create_app, hashed_name, prune_builds, rules
+from scorekeeper import build_static, create_app, hashed_name, minified, prune_builds, rules
 from scorekeeper.config import PROJECT_ROOT
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
@@ -36,6 +36,12 @@ def decoded(response) -> bytes:
         return gzip.decompress(body)
     assert coding is None, coding
     return body
+
+
+def served(relative: str) -> bytes:
+    """What the app serves for ``static/<relative>``: the file, its stylesheet or script
+    minified."""
+    return minified(relative, (STATIC / relative).read_bytes())
 
 
 def plain_name(url: str) -> str:
@@ -61,13 +67,13 @@ def test_pages_name_static_files_by_content_hash_kept_a_year(client):
             assert f"max-age={YEAR}" in cache
             assert "immutable" in cache
             assert response.headers["X-Content-Type-Options"] == "nosniff"
-            assert response.get_data() == (STATIC / plain_name(url)).read_bytes()
+            assert response.get_data() == served(plain_name(url))
 
 
 def test_the_hash_is_that_of_the_contents(client):
     page = client.get("/").get_data(as_text=True)
     (css,) = (url for url in STATIC_URL.findall(page) if url.endswith(".css"))
-    digest = hashlib.sha256((STATIC / "app.css").read_bytes()).hexdigest()[:12]
+    digest = hashlib.sha256(served("app.css")).hexdigest()[:12]
     assert css == f"/static/app.{digest}.css"
 
 
@@ -84,7 +90,7 @@ def test_the_offline_page_names_the_files_the_service_worker_keeps(client):
         with client.get(url) as response:
             assert response.status_code == 200
             assert response.headers["Cache-Control"] == "no-cache"
-            assert response.get_data() == (STATIC / url.removeprefix("/static/")).read_bytes()
+            assert response.get_data() == served(url.removeprefix("/static/"))
 
 
 @pytest.mark.parametrize(
@@ -98,7 +104,7 @@ def test_static_files_are_served_precompressed_as_asked(client, asked, coding):
             with client.get(url, headers={"Accept-Encoding": asked}) as response:
                 assert response.headers.get("Content-Encoding") == coding
                 assert "Accept-Encoding" in response.headers["Vary"]
-                assert decoded(response) == (STATIC / plain_name(url)).read_bytes()
+                assert decoded(response) == served(plain_name(url))
 
 
 def test_a_static_file_that_is_not_there_is_a_404(client):
@@ -141,21 +147,19 @@ def test_the_live_board_keeps_its_etag_and_304_when_compressed(ctx, client):
 def test_build_static_names_files_by_contents_and_builds_once(tmp_path):
     source = tmp_path / "static"
     (source / "vendor").mkdir(parents=True)
-    (source / "app.css").write_text("body { color: black; }\n" * 200)
+    (source / "app.css").write_text("/* The colours. */\nbody { color: black; }\n" * 200)
     (source / "vendor" / "lib.min.js").write_text("var x = 1;\n" * 200)
     folder, names = build_static(source, tmp_path / "instance")
     assert names["vendor/lib.min.js"].startswith("vendor/lib.min.")
+    expected = {
+        "app.css": b"body{color:black}" * 200,  # comments and spaces gone
+        "vendor/lib.min.js": (source / "vendor" / "lib.min.js").read_bytes(),  # as it is
+    }
     for plain, hashed in names.items():
         for name in (plain, hashed):
-            assert (folder / name).read_bytes() == (source / plain).read_bytes()
-            assert (
-                brotli.decompress((folder / f"{name}.br").read_bytes())
-                == (source / plain).read_bytes()
-            )
-            assert (
-                gzip.decompress((folder / f"{name}.gz").read_bytes())
-                == (source / plain).read_bytes()
-            )
+            assert (folder / name).read_bytes() == expected[plain]
+            assert brotli.decompress((folder / f"{name}.br").read_bytes()) == expected[plain]
+            assert gzip.decompress((folder / f"{name}.gz").read_bytes()) == expected[plain]
     built = (folder / names["app.css"]).stat().st_mtime_ns
     assert build_static(source, tmp_path / "instance") == (folder, names)
     assert (folder / names["app.css"]).stat().st_mtime_ns == built, "not built again"
