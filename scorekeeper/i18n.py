@@ -14,7 +14,7 @@ from urllib.parse import unquote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Flask, current_app, has_request_context, request
-from flask_babel import get_translations
+from flask_babel import get_locale, get_translations
 from flask_babel.speaklater import LazyString
 
 # The languages the app speaks, each named in itself (as the switch shows it).
@@ -68,20 +68,29 @@ def select_timezone() -> str:
 # Flask-Babel finds the request's catalogue again on every call (through ``flask.g`` and
 # a few ``hasattr``), which cost a fifth of a page's time in templates that translate a
 # hundred strings (profiled with pyinstrument). These functions keep the catalogue found
-# for the request being served in a context variable: set up by ``before_request``, filled
-# on first use, cleared on teardown; outside a request they ask Flask-Babel each time.
+# for the request being served (and its language) in a context variable: set up by
+# ``before_request``, filled on first use, cleared on teardown; outside a request they ask
+# Flask-Babel each time.
 
-_PENDING = object()
-_catalogue: ContextVar[Any] = ContextVar("scorekeeper_catalogue", default=None)
+_cache: ContextVar[dict[str, Any] | None] = ContextVar("scorekeeper_i18n", default=None)
 
 
 def _translations() -> Any:
-    found = _catalogue.get()
-    if found is None:
+    cache = _cache.get()
+    if cache is None:
         return get_translations()
-    if found is _PENDING:
-        found = get_translations()
-        _catalogue.set(found)
+    if (found := cache.get("translations")) is None:
+        found = cache["translations"] = get_translations()
+    return found
+
+
+def locale_name() -> str:
+    """The request's language as a code ("pt"), found once per request."""
+    cache = _cache.get()
+    if cache is None:
+        return str(get_locale() or "en")
+    if (found := cache.get("locale")) is None:
+        found = cache["locale"] = str(get_locale() or "en")
     return found
 
 
@@ -110,11 +119,11 @@ def lazy_gettext(string: str, **variables: Any) -> LazyString:
 
 
 def _start_request() -> None:
-    _catalogue.set(_PENDING)
+    _cache.set({})
 
 
 def _end_request(_error: BaseException | None = None) -> None:
-    _catalogue.set(None)
+    _cache.set(None)
 
 
 def init_app(app: Flask) -> None:

@@ -10,6 +10,8 @@ from babel.lists import format_list
 from babel.numbers import get_decimal_symbol
 from flask_babel import format_decimal, get_locale
 
+from ..i18n import locale_name
+
 SIGNED = "+#,##0;-#,##0"
 
 
@@ -23,7 +25,7 @@ def names_list(items: Iterable[object]) -> str:
 
 def signed(points: int) -> str:
     """Points of a round with their sign: "+40", "−10" (the language's minus and digits)."""
-    return _signed(points, str(get_locale() or "en"))
+    return _signed(points, locale_name())
 
 
 @functools.lru_cache(maxsize=4096)
