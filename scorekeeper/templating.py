@@ -12,7 +12,7 @@ from . import rules
 from .gameplay import Step
 from .i18n import LANGUAGES
 from .models import ChangeAction, GameStatus
-from .wording import formats, history, messages
+from .wording import formats, history, messages, winners
 
 
 def init_app(app: Flask) -> None:
@@ -49,4 +49,6 @@ def init_app(app: Flask) -> None:
         jubilee_explanation=messages.jubilee_explanation,
         table_note_label=messages.table_note_label,
         table_note_explanation=messages.table_note_explanation,
+        short_names=formats.short_names,
+        winner_words=winners.winner_words,
     )

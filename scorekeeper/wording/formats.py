@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from babel import numbers
 from babel.lists import format_list
@@ -44,3 +44,30 @@ def csv_separator() -> str:
 def one_decimal(value: float) -> str:
     """A number with one decimal, in the language's decimal mark ("2,5" in German)."""
     return format_decimal(value, format="#,##0.0")
+
+
+def short_names(names: Sequence[str], longest: int = 6, shortest: int = 3) -> list[str]:
+    """Each name as a narrow column can show it: a name of up to ``longest`` characters as it
+    is, a longer one cut to the shortest prefix (at least ``shortest`` characters) that no other
+    name at the table starts with, and a full stop: "Anneliese", "Antonio" → "Ann.", "Ant.".
+
+    Case is ignored when comparing; a name that begins another one ("Christina", "Christinas")
+    cannot be cut without a clash and stays whole.
+    """
+    keys = [name.strip().casefold() for name in names]
+    shown = []
+    for index, name in enumerate(names):
+        name = name.strip()
+        key = keys[index]
+        others = [other for position, other in enumerate(keys) if position != index]
+        cut = name
+        if len(name) > longest:
+            for length in range(shortest, len(name)):
+                prefix = key[:length]
+                if prefix.endswith(" "):
+                    continue  # "Mary ." would read as a clash with "Mary Ann"
+                if not any(other.startswith(prefix) for other in others):
+                    cut = name[:length] + "."
+                    break
+        shown.append(cut)
+    return shown

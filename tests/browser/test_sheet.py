@@ -65,3 +65,44 @@ def test_sheet_fits_four_or_five_players_and_scrolls_six_under_a_sticky_round_co
         expect(links).to_have_count((12 if players == 4 else 8) if where == "play" else 0)
         screenshot(page, f"sheet-{where}-{players}-{scheme}")
     assert errors == []
+
+
+SIX_LONG = ["Anneliese", "Antonio", "Bartholomew", "Cordelia", "Evangeline", "Evelina"]
+
+
+def test_six_long_names_at_320_px_short_unique_and_sticky(phone, live_server, screenshot):
+    """Names cut to their shortest unique beginning (the whole name still there for screen
+    readers), the names' row stuck to the top of the sheet and the round column to its left."""
+    with live_server.app.app_context():
+        six = rules.GameRules(players=6)
+        game_id = make_game(SIX_LONG, random_rounds(six, 10, seed=7), game_rules=six).id
+    page = phone()
+    page.set_viewport_size({"width": 320, "height": 568})
+    page.goto(f"{live_server.url}/games/{game_id}/sheet")
+    assert page_width(page) <= 320
+    heads = page.locator(".score-sheet thead .player-head")
+    shown = [text.strip() for text in heads.locator(".name-short").all_inner_texts()]
+    assert shown == ["Ann.", "Ant.", "Bar.", "Cor.", "Eva.", "Eve."]
+    for name in SIX_LONG:
+        expect(page.get_by_role("columnheader", name=name, exact=True)).to_have_count(1)
+    expect(heads.first).to_have_attribute("title", "Anneliese")
+    screenshot(page, "sheet-six-long-names-320")
+
+    # Down: the names stay on top of the sheet's box.
+    box = page.locator(".sheet-scroll")
+    box.scroll_into_view_if_needed()
+    page.evaluate("window.scrollTo(0, document.querySelector('.sheet-scroll').offsetTop)")
+    head = heads.first
+    top = box.bounding_box()["y"]
+    box.evaluate("box => box.scrollBy(0, 400)")
+    page.wait_for_function("() => document.querySelector('.sheet-scroll').scrollTop > 0")
+    assert head.bounding_box()["y"] == pytest.approx(top + 1, abs=2)
+    # Sideways: the round numbers stay on the left.
+    round_cell = page.locator(".score-sheet tbody th").nth(6)
+    left = round_cell.bounding_box()["x"]
+    box.evaluate("box => box.scrollBy(200, 0)")
+    page.wait_for_function("() => document.querySelector('.sheet-scroll').scrollLeft > 0")
+    assert round_cell.bounding_box()["x"] == pytest.approx(left, abs=1)
+    assert head.bounding_box()["y"] == pytest.approx(top + 1, abs=2)
+    screenshot(page, "sheet-six-long-names-320-scrolled")
+    assert page_width(page) <= 320

@@ -1,4 +1,5 @@
-"""Who won, in words: the tie-break named with its numbers, the points with their unit."""
+"""Who won, in words: the tie-break named with its numbers, the points with their unit — on
+the table, the live view, a past game's page and the games list alike."""
 
 import pytest
 
@@ -51,3 +52,17 @@ def test_a_tie_the_bids_cannot_break_is_a_shared_win_that_says_why(client):
 def test_a_clear_winner_has_points_with_their_unit(client):
     game_id, _token = finished([((1, 0, 0), (1, 0, 1)), ((0, 0, 0), (0, 0, 2))], tie_break=False)
     assert "Ann wins with 50 points!" in shown(client, f"/games/{game_id}")
+
+
+def test_a_past_games_page_and_the_games_list_name_the_tie_break_too(client):
+    game_id, _token = finished([((0, 0, 0), (0, 0, 2)), ((0, 1, 0), (1, 0, 1))])
+    page = shown(client, f"/history/{game_id}")
+    assert "Bob wins on the tie-break: 1 bid to 0" in page
+    assert "Tied on 10 points with Ann" in page
+    assert "Won by" not in page
+    assert "Bob wins on the tie-break: 1 bid to 0" in shown(client, "/history/")
+
+
+def test_the_games_list_gives_the_winners_points_their_unit(client):
+    finished([((1, 0, 0), (1, 0, 1)), ((0, 0, 0), (0, 0, 2))], tie_break=False)
+    assert "Won by Ann · 50 points" in shown(client, "/history/")

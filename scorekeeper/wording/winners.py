@@ -1,0 +1,96 @@
+"""Who won, in words: one source for the table's end screen, the live view, a past game's page
+and the games list, so a tie decided by the bids is named the same way everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..i18n import ngettext
+from .formats import names_list
+
+
+class Standing(Protocol):
+    """What the words need of a game's result, by seat: the rules module's
+    :class:`~scorekeeper.rules.ScoreSheet`, or the games list's stored outcome."""
+
+    @property
+    def totals(self) -> Sequence[int]: ...
+    @property
+    def bid_sums(self) -> Sequence[int]: ...
+    @property
+    def leaders(self) -> Sequence[int]: ...
+    @property
+    def winners(self) -> Sequence[int]: ...
+
+
+@dataclass(frozen=True)
+class WinnerWords:
+    """``headline``: who won and how ("Dan wins on the tie-break: 12 bids to 9");
+    ``note``: the tie behind it, if any; ``summary``: the headline as short as a line of the
+    games list allows ("Won by Dan · 200 points")."""
+
+    headline: str
+    note: str | None
+    summary: str
+
+
+def winner_words(
+    sheet: Standing, names: Sequence[str], tie_break_by_bids: bool = False
+) -> WinnerWords | None:
+    """The winners of a finished game with their points and, when the points were tied, what
+    the tie-break by bids decided, with both sums; None while nobody has won.
+
+    One winner among several leaders can only come from the tie-break; ``tie_break_by_bids``
+    adds, to a shared win, that the bids could not break the tie either.
+    """
+    winners = tuple(sheet.winners)
+    if not winners:
+        return None
+    top = sheet.totals[winners[0]]
+    winner_names = names_list(names[seat] for seat in winners)
+    others = [seat for seat in sheet.leaders if seat not in winners]
+    if len(winners) == 1 and others:
+        headline = ngettext(
+            "%(name)s wins on the tie-break: %(num)d bid to %(other)d",
+            "%(name)s wins on the tie-break: %(num)d bids to %(other)d",
+            sheet.bid_sums[winners[0]],
+            name=names[winners[0]],
+            other=max(sheet.bid_sums[seat] for seat in others),
+        )
+        note = ngettext(
+            "Tied on %(num)d point with %(names)s; the higher sum of bids over the game decides.",
+            "Tied on %(num)d points with %(names)s; the higher sum of bids over the game decides.",
+            top,
+            names=names_list(names[seat] for seat in others),
+        )
+        return WinnerWords(headline, note, headline)
+    if len(winners) == 1:
+        headline = ngettext(
+            "%(name)s wins with %(num)d point!",
+            "%(name)s wins with %(num)d points!",
+            top,
+            name=winner_names,
+        )
+        summary = ngettext(
+            "Won by %(names)s · %(num)d point",
+            "Won by %(names)s · %(num)d points",
+            top,
+            names=winner_names,
+        )
+        return WinnerWords(headline, None, summary)
+    headline = ngettext(
+        "Shared win: %(names)s, %(num)d point each.",
+        "Shared win: %(names)s, %(num)d points each.",
+        top,
+        names=winner_names,
+    )
+    note = None
+    if tie_break_by_bids:
+        note = ngettext(
+            "The tie-break by bids could not decide: %(num)d bid each.",
+            "The tie-break by bids could not decide: %(num)d bids each.",
+            sheet.bid_sums[winners[0]],
+        )
+    return WinnerWords(headline, note, headline)
