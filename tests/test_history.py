@@ -52,7 +52,7 @@ def test_games_list_is_newest_first_with_players_winner_and_rules(client, three_
     assert response.status_code == 200
     assert names_in_order(page) == ["May 20, 2024", "May 10, 2024", "May 1, 2024"]
     assert "3 games" in page
-    assert "Won by Ann · 90" in page
+    assert "Won by Ann · 90 points" in page
     assert "First 3 rounds · Free · open bids" in page
     assert "Quick play · Canadian · open bids" in page
     # The filter names the bid rules as every other page does.

@@ -94,6 +94,17 @@ class GamesFilter(PeriodFilter):
         validators=[Optional(), NumberRange(min=1, message=_l("Pages start at 1."))],
     )
 
+    FILTERS = ("player", "status", "plan", "bid_rule", "date_from", "date_to")
+
+    def chosen_count(self) -> int:
+        """How many filters narrow the list, as asked (a refused date counts too)."""
+        return sum(1 for name in self.FILTERS if any(self[name].raw_data or ()))
+
+    def shown_open(self) -> bool:
+        """Whether the filters are shown unfolded: a filter is chosen or refused, or the list
+        comes from the filters themselves (clearing the last one keeps them open)."""
+        return bool(self.errors) or any(self[name].raw_data for name in self.FILTERS)
+
     def set_players(self, players: list[tuple[int, str]]) -> None:
         """Offer these players (id, name) in the player filter."""
         self.player.choices = [SelectChoice("", _("Any player"))] + [

@@ -66,13 +66,19 @@ def test_games_list_filter_updates_in_place_and_in_the_address(page, live_server
     page.goto(live_server.url + "/history/")
     expect(page.locator(".game-row")).to_have_count(3)
     no_sideways_scroll(page)
+    # Folded behind one button: the games come first on a phone.
+    expect(page.get_by_label("Player")).to_be_hidden()
+    first_game = page.locator(".game-row").first.bounding_box()
+    assert first_game["y"] + first_game["height"] < 844 / 2, first_game
+    page.locator(".filters-fold > summary").click()
     page.get_by_label("Player").select_option(label="Ann")
-    # htmx swaps the list and pushes the filter into the address bar.
+    # htmx swaps the list and pushes the filter into the address bar; the filters stay open.
     expect(page.locator(".game-row")).to_have_count(1)
     expect(page).to_have_url(
         f"{live_server.url}/history/?player=1&status=&plan=&bid_rule=&date_from=&date_to="
     )
     expect(page.get_by_text("1 game", exact=True)).to_be_visible()
+    expect(page.locator(".filters-fold > summary")).to_have_text(re.compile(r"Filters\s+1 chosen"))
     settled(page)
     page.get_by_label("Round plan").select_option(label="Quick play")
     expect(page.locator(".game-row")).to_have_count(0)
@@ -80,6 +86,7 @@ def test_games_list_filter_updates_in_place_and_in_the_address(page, live_server
     page.get_by_label("Player").select_option(label="Any player")
     expect(page.locator(".game-row")).to_have_count(1)
     settled(page)
+    expect(page.get_by_label("Player")).to_be_visible()  # no filter left, still open
     # A bad date comes back with its message next to the field, not an error page.
     page.get_by_label("From").fill("2024-06-01")
     expect(page).to_have_url(re.compile("date_from=2024-06-01"))
