@@ -8,6 +8,14 @@ from tests.factories import new_game
 from tests.play_helpers import bid, play_round, post, text, trump
 
 
+def trump_shown(symbol: str, name: str) -> str:
+    """A trump as the round's header shows it: the symbol hidden from screen readers (which
+    would read "black spade suit Spades"), then the suit's name."""
+    return f'<strong class="trump"><span class="sym" aria-hidden="true">{symbol}</span> ' + (
+        f'<span class="suit-name">{name}</span></strong>'
+    )
+
+
 def live_url(game_id: int) -> str:
     return "/live/" + db.session.get(Game, game_id).live_token
 
@@ -19,7 +27,7 @@ def test_the_live_view_shows_round_trump_and_standings_without_controls(ctx, cli
     bid(client, game_id, 2, 2, 1)
     page = text(client.get(live_url(game_id)))
     assert "Round 2 of 20" in page
-    assert "♠ Spades" in page
+    assert trump_shown("♠", "Spades") in page
     assert "Ann bids next" in page
     assert 'class="num total">30<' in page
     board = page.split('id="live-board"')[1].split('class="site-footer')[0]
@@ -40,7 +48,7 @@ def test_a_poll_is_a_304_until_the_game_changes(ctx, client):
     changed = client.get(board, headers={"If-None-Match": etag})
     assert changed.status_code == 200
     assert changed.headers["ETag"] != etag
-    assert "♥ Hearts" in text(changed)
+    assert trump_shown("♥", "Hearts") in text(changed)
 
 
 def test_an_unchanged_poll_costs_one_query(ctx, client):

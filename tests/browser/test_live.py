@@ -38,6 +38,8 @@ def test_the_live_view_updates_itself_and_polls_with_304s(phone, live_server, sc
     table.goto(f"{live_server.url}/games/{game_id}")
     table.locator(".trump-row").first.get_by_role("button", name="Hearts").click()
     expect(watcher.locator("#live-board")).to_contain_text("♥ Hearts", timeout=5000)
+    # The symbol is for the eyes; a screen reader reads the name only.
+    expect(watcher.locator("#live-board .trump .sym")).to_have_attribute("aria-hidden", "true")
     screenshot(watcher, "live-dark")
     with live_server.app.app_context():
         assert db.session.get(Game, game_id).version == 2
