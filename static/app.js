@@ -85,7 +85,7 @@
     updateTricks(form, event.target.type === "radio" || event.target.hasAttribute("data-bomb"));
   });
 
-  // --- After each step: focus on its heading, and one polite announcement of what comes next. ---
+  // --- After each step: focus on the control needed next, and one polite announcement. ---
   // The region lives outside the swapped part, so a screen reader hears every change of it.
   var announcer = null, swapped = null;
   function announce(text) {
@@ -109,9 +109,77 @@
     var area = document.getElementById(swapped);
     swapped = null;
     if (!area) return;
-    var heading = area.querySelector("#step-title, h1[tabindex]");
-    if (heading) heading.focus({ preventScroll: true });
+    var next = nextControl(area) || area.querySelector("#step-title, h1[tabindex]");
+    if (next) next.focus({ preventScroll: true });
     announce(area.dataset.announce);
+  });
+
+  // The control the table needs next: the next bidder's buttons; the first player whose chips
+  // are still empty, else Save; the trump buttons. (A tap never shows the focus ring.)
+  function nextControl(area) {
+    var bid = area.querySelector(".bid-form .bid-button:not(:disabled)");
+    if (bid) return bid;
+    var form = area.querySelector("form.tricks-form, form.all-bids");
+    if (form) return emptyChips(form, null) || saveButton(form);
+    return area.querySelector(".trump-form button[name=trump]");
+  }
+  function chipGroups(form) { return Array.prototype.slice.call(form.querySelectorAll(".chips")); }
+  function firstOption(group) { return group.querySelector("input[type=radio]:not(:disabled)"); }
+  // The first group after `after` (then from the top) with nothing chosen: its first chip.
+  function emptyChips(form, after) {
+    var groups = chipGroups(form), start = after ? groups.indexOf(after) + 1 : 0;
+    var order = groups.slice(start).concat(groups.slice(0, start));
+    for (var i = 0; i < order.length; i++) {
+      if (!order[i].querySelector("input[type=radio]:checked")) return firstOption(order[i]);
+    }
+    return null;
+  }
+  function saveButton(form) { return form.querySelector(".save-row button.primary, button.primary"); }
+
+  // --- Keyboard: a digit picks that number in the focused bid buttons or chips. ---
+  // A bid is sent at once; a chip is chosen and focus goes on to the next player still without
+  // one (then Save). A digit that can begin a larger number in this hand ("1" of 10 … 15) waits
+  // for a second digit; Enter on the bid button or Tab past the chip takes it as it is.
+  var firstDigit = null;
+  function numberBox(target) {
+    var table = target.closest && target.closest("#table");
+    if (!table) return null;
+    var box = target.closest(".chips, .bid-buttons");
+    if (box) return box;
+    if (target.id !== "step-title") return null;
+    var start = nextControl(table);
+    return start && start.closest(".chips, .bid-buttons");
+  }
+  function numberOption(box, value) {
+    return box.querySelector('[value="' + value + '"]:is(input[type=radio], button.bid-button):not(:disabled)');
+  }
+  function pickNumber(box, option, done) {
+    if (option.tagName === "BUTTON") {
+      if (done) option.click(); else option.focus();
+      return;
+    }
+    option.checked = true;
+    option.dispatchEvent(new Event("change", { bubbles: true }));
+    var form = option.form;
+    var next = done && form ? emptyChips(form, box) || saveButton(form) : option;
+    if (next) next.focus();
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return;
+    var box = numberBox(event.target);
+    if (!box) return;
+    event.preventDefault();
+    var digit = parseInt(event.key, 10);
+    var top = box.querySelectorAll("input[type=radio], button.bid-button").length - 1;
+    var first = firstDigit && firstDigit.box === box ? firstDigit.digit : null;
+    firstDigit = null;
+    var option = first !== null && first * 10 + digit <= top ? numberOption(box, first * 10 + digit) : null;
+    if (option) return pickNumber(box, option, true);
+    option = numberOption(box, digit);
+    if (!option) return;
+    var begins = digit > 0 && digit * 10 <= top;
+    if (begins) firstDigit = { box: box, digit: digit };
+    pickNumber(box, option, !begins);
   });
 
   // --- Live view: a poll answered "not modified" reaches htmx as the cached copy; keep the board. ---

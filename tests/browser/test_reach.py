@@ -1,6 +1,6 @@
 """Within reach on a small phone: Undo and the score sheet on the first screen of every table
 step, the tricks countdown beside Save, 44 px tap targets, Enter that never says "everyone
-made it", and focus that follows the steps."""
+made it", and focus that follows the steps (a whole round by keyboard: test_keyboard.py)."""
 
 import os
 import re
@@ -180,12 +180,9 @@ def test_enter_on_a_chip_never_saves_everyone_made_it(phone, live_server, javasc
     expect(page.locator('input[name="tricks_1"][value="3"]')).to_be_checked()
 
 
-def step_heading_is_focused(page: Page, name: str) -> None:
-    expect(page.locator("#step-title")).to_be_focused()
-    expect(page.locator("#step-title")).to_contain_text(name)
-
-
-def test_focus_lands_on_the_step_heading_and_the_step_is_announced(page, live_server):
+def test_focus_lands_on_the_next_control_and_the_step_is_announced(page, live_server):
+    """After each swap the focus waits on what the table needs next (the next bidder's
+    buttons, then the first player's chips) and one polite region says whose turn it is."""
     with live_server.app.app_context():
         game_id = new_game(("Ann", "Bob", "Cara"), bid_rule="free")
     page.goto(f"{live_server.url}/games/{game_id}")
@@ -193,23 +190,20 @@ def test_focus_lands_on_the_step_heading_and_the_step_is_announced(page, live_se
     hearts = page.locator(".trump-row").first.get_by_role("button", name="Hearts")
     hearts.focus()
     page.keyboard.press("Enter")
-    step_heading_is_focused(page, "Bids")
+    expect(page.locator("#step-title")).to_contain_text("Bids")
     announcer = page.locator("[role=status][aria-live=polite]").last
     expect(announcer).to_have_text("Round 1: Bob bids")
     assert page.get_by_role("button", name="Hearts").count() == 0
-    page.keyboard.press("Tab")  # from the heading to the first bid
+    for name in ("Cara", "Ann"):
+        expect(page.locator('.bid-button[value="0"]')).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(announcer).to_have_text(f"Round 1: {name} bids")
     expect(page.locator('.bid-button[value="0"]')).to_be_focused()
     page.keyboard.press("Enter")
-    step_heading_is_focused(page, "Bids")
-    expect(announcer).to_have_text("Round 1: Cara bids")
-    page.keyboard.press("Tab")
-    page.keyboard.press("Enter")
-    expect(announcer).to_have_text("Round 1: Ann bids")
-    step_heading_is_focused(page, "Bids")
-    page.keyboard.press("Tab")
-    page.keyboard.press("Enter")
-    step_heading_is_focused(page, "Tricks")
+    expect(page.locator("#step-title")).to_contain_text("Tricks")
     expect(announcer).to_have_text("Round 1: enter the tricks")
+    # Bob leads: his chips come first.
+    expect(page.locator('input[name="tricks_1"][value="0"]')).to_be_focused()
 
 
 def test_a_refused_entry_is_announced_once_and_marks_its_field(page, live_server):
