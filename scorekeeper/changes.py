@@ -3,8 +3,9 @@
 Each write names the game version it was based on (optimistic concurrency: a stale write
 is refused with :class:`StaleGame`) and carries a request key, so a double tap or a retried
 request is recognised (:class:`AlreadyApplied`) instead of recorded twice. Every write
-appends a :class:`~scorekeeper.models.Change` with the affected rounds before and after,
-which is the game's history and what undo restores. What a write does to the game is the
+appends a :class:`~scorekeeper.models.Change` with what it touched before and after (only
+the fields that differ: :func:`scorekeeper.snapshots.compact_states`), which is the game's
+history and what undo restores. What a write does to the game is the
 caller's (:mod:`scorekeeper.gameplay`); this module only records it.
 """
 
@@ -20,7 +21,14 @@ import sqlalchemy as sa
 from .extensions import db
 from .models import Change, ChangeAction, Game, Round, sqlite_write_lock
 from .models import utcnow as now
-from .snapshots import apply_snapshot, round_snapshot
+from .snapshots import (
+    apply_delta,
+    apply_snapshot,
+    compact_states,
+    expand_states,
+    overlay_round,
+    round_snapshot,
+)
 
 
 class StaleGame(Exception):
@@ -62,7 +70,10 @@ def _state(game: Game, numbers: Iterable[int]) -> dict[str, Any]:
 
 
 def _restore(game: Game, state: Mapping[str, Any], numbers: Iterable[int]) -> None:
-    """Put the given rounds (and the status) back as ``state`` recorded them."""
+    """Put the given rounds (and the status) back as ``state`` recorded them: a round it
+    does not name is removed (the change dealt it), a round that is gone comes back whole,
+    and an existing round gets back the fields the state names (a full snapshot names all).
+    """
     kept = {data["number"]: data for data in state["rounds"]}
     for round_ in list(game.rounds):
         if round_.number in numbers and round_.number not in kept:
@@ -74,12 +85,56 @@ def _restore(game: Game, state: Mapping[str, Any], numbers: Iterable[int]) -> No
         if round_ is None:
             round_ = Round(number=number)
             game.rounds.append(round_)
-        apply_snapshot(round_, data)
-    game.status = state["status"]
+            apply_snapshot(round_, data, seats=len(game.seats))
+        else:
+            apply_delta(round_, data)
+    if "status" in state:
+        game.status = state["status"]
+        # A state without the finish time is from before it was kept: the game was not over.
+        finished = state.get("finished_at")
+        game.finished_at = datetime.fromisoformat(finished) if finished else None
+    elif "finished_at" in state:
+        finished = state["finished_at"]
+        game.finished_at = datetime.fromisoformat(finished) if finished else None
     if "rules" in state:
         game.rules = state["rules"]
-    finished = state.get("finished_at")
-    game.finished_at = datetime.fromisoformat(finished) if finished else None
+
+
+def current_state(game: Game) -> dict[str, Any]:
+    """The game as it is now, as :func:`scorekeeper.snapshots.expand_states` walks back from
+    it: status, finish time, rules and every round's whole snapshot by number."""
+    return {
+        "status": game.status,
+        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        "rules": game.rules,
+        "rounds": {round_.number: round_snapshot(round_) for round_ in game.rounds},
+    }
+
+
+@dataclass(frozen=True)
+class FullChange:
+    """A change of the history with its whole before and after (the rounds it touched as
+    whole snapshots, the status, finish time and rules), as the history page describes it."""
+
+    version: int
+    action: str
+    round_number: int | None
+    created_at: datetime | None
+    before: Any
+    after: Any
+
+
+def full_history(game: Game) -> list[FullChange]:
+    """The game's changes, oldest first, each with its whole before and after: a change
+    stores only what it touched, so the rest is read off the game walking back from now."""
+    stored = list(game.changes)
+    pairs = [(change.before, change.after) for change in stored]
+    expanded = list(expand_states(current_state(game), pairs, len(game.seats)))
+    expanded.reverse()
+    return [
+        FullChange(c.version, c.action, c.round_number, c.created_at, before, after)
+        for c, (before, after) in zip(stored, expanded, strict=True)
+    ]
 
 
 # --- the one write path --------------------------------------------------------------------
@@ -168,6 +223,8 @@ def apply_change(
         db.session.flush()
         after = _state(game, touched) | (extra or {})
         before["rounds"] = [r for r in before["rounds"] if r["number"] in touched]
+        # Only what the change touched is kept: the rest is in the game (and earlier changes).
+        before, after = compact_states(before, after)
         # The WHERE on the version makes two simultaneous writers race safely: one wins.
         updated = db.session.execute(
             sa.update(Game)
@@ -257,9 +314,11 @@ def undone_outcome(game: Game, round_: Round) -> SavedOutcome | None:
     undone = next((c for c in game.changes if c.version == undone_version), None)
     if undone is None or undone.action != ChangeAction.RECORD_ROUND:
         return None
-    saved = next((r for r in undone.after["rounds"] if r["number"] == round_.number), None)
-    if saved is None:
+    delta = next((r for r in undone.after["rounds"] if r["number"] == round_.number), None)
+    if delta is None:
         return None
+    # The undo put the round back as it was before: the saved round is that with the change.
+    saved = overlay_round(round_snapshot(round_), delta, len(game.seats))
     cloud_seat = cloud_change = None
     for seat, (bid, cloud_bid) in enumerate(zip(saved["bids"], saved["cloud_bid"], strict=True)):
         if cloud_bid is not None and bid is not None:

@@ -42,26 +42,27 @@ def init_app(app: Flask) -> None:
     )
     def export_backup(output: str | None) -> None:
         """Write a full backup (every player and game) as JSON."""
-        body = exchange.backup_json()
+        # Written as it is read from the database, a few games at a time.
         if output:
             with open(output, "w", encoding="utf-8") as handle:
-                handle.write(body)
+                handle.writelines(exchange.backup_chunks())
             click.echo(f"Backup written to {output}", err=True)
         else:
-            click.echo(body, nl=False)
+            for chunk in exchange.backup_chunks():
+                click.echo(chunk, nl=False)
 
     @app.cli.command("import")
     @click.argument("path", type=click.Path(exists=True, dir_okay=False))
     def import_backup(path: str) -> None:
         """Restore a backup or game export; a file with any problem changes nothing."""
+        # Read one game at a time, twice: to check it all, then to write it.
         with open(path, "rb") as handle:
-            raw = handle.read()
-        try:
-            result = exchange.import_file(raw)
-        except exchange.ImportProblem as problem:
-            for line in problem.problems:
-                click.echo(f"error: {line}", err=True)
-            raise SystemExit(1) from None
+            try:
+                result = exchange.import_file(handle)
+            except exchange.ImportProblem as problem:
+                for line in problem.problems:
+                    click.echo(f"error: {line}", err=True)
+                raise SystemExit(1) from None
         click.echo(
             f"{result.games_added} games and {result.players_added} players added; "
             f"{result.games_skipped} games were already here."

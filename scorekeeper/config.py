@@ -125,7 +125,8 @@ def configure(app: Flask, overrides: dict | None) -> None:
         RATELIMIT_HEADERS_ENABLED=True,
         # Behind a TLS proxy, set SCOREKEEPER_SESSION_COOKIE_SECURE=true.
         SESSION_COOKIE_SECURE=False,
-        MAX_CONTENT_LENGTH=50 * 1024 * 1024,
+        # The largest upload: a backup to restore. A club's 2,000 games weigh about 40 MB.
+        MAX_CONTENT_LENGTH=100 * 1024 * 1024,
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,

@@ -4,6 +4,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 import sys
 import threading
 import time
@@ -189,14 +190,16 @@ def test_game_json_is_versioned_and_carries_rules_seats_rounds_and_history(clien
     response = client.get(f"/history/{game_id}/export.json")
     assert response.mimetype == "application/json"
     data = json.loads(response.data)
-    assert (data["format"], data["version"], data["kind"]) == ("wizard-scorekeeper", 1, "game")
+    assert (data["format"], data["version"], data["kind"]) == ("wizard-scorekeeper", 2, "game")
     (game,) = data["games"]
     assert game["uid"] == uid
     assert game["rules"] == THREE.to_dict()
     assert game["seats"] == ["Ann", "Bob", "Cy"]
-    assert game["rounds"][2]["entries"][0] == {"seat": 0, "bid": 2, "cloud_bid": None, "tricks": 2}
+    assert game["rounds"][2]["entries"][0] == {"seat": 0, "bid": 2, "tricks": 2}
     assert [change["action"] for change in game["history"]] == ["create_game", "edit_round"]
-    assert game["history"][1]["before"] == HISTORY[1]["before"]
+    # Only what the correction changed, as it was: Bob's and Cy's tricks in round 2.
+    assert game["history"][1]["before"] == {"rounds": [{"number": 2, "tricks": [0, 1, 1]}]}
+    assert "after" not in game["history"][1]
     assert game["result"] == {"totals": [90, 30, 0], "ranks": [1, 2, 3], "winners": ["Ann"]}
     assert "live_token" not in game
 
@@ -270,6 +273,32 @@ def valid_backup(app) -> dict:
     return data
 
 
+def version_1(app, data: dict) -> dict:
+    """``data`` as format version 1 wrote it: each history entry with the whole before and
+    after the games of seed_variety store (their changes were made by hand, whole)."""
+    data["version"] = 1
+    with app.app_context():
+        games = db.session.scalars(sa.select(Game).order_by(Game.created_at, Game.uid)).all()
+        for game, record in zip(games, data["games"], strict=True):
+            record["history"] = [
+                {
+                    "version": change.version,
+                    "action": change.action,
+                    "round_number": change.round_number,
+                    "before": change.before,
+                    "after": change.after,
+                    "created_at": exchange.timestamp(change.created_at),
+                }
+                for change in game.changes
+            ]
+    return data
+
+
+def valid_backup_v1(app) -> dict:
+    """A valid backup as format version 1 wrote it (whole snapshots in the history)."""
+    return version_1(app, valid_backup(app))
+
+
 def test_restore_page_adds_games_and_says_what_it_did(client, app):
     data = valid_backup(app)
     response = restore_upload(client, json.dumps(data).encode())
@@ -293,7 +322,7 @@ def set_tricks(data: dict) -> None:
         (lambda d: b"{not json", "This file is not valid JSON (line 1, column 2)."),
         (lambda d: b"\xff\xfe\x00garbage", "This file is not text."),
         (lambda d: b"[1, 2]", "not a Wizard Scorekeeper backup"),
-        (lambda d: broken(d, lambda x: x.update(version=2)), "format version 2; this app reads"),
+        (lambda d: broken(d, lambda x: x.update(version=3)), "format version 3; this app reads"),
         (lambda d: broken(d, lambda x: x.update(version="1")), "format version 1; this app reads"),
         (lambda d: broken(d, set_tricks), "round 2: it breaks the rules of the game: "),
         (
@@ -351,19 +380,19 @@ def test_restore_without_a_file_says_to_choose_one(client):
     assert "Choose a backup file to restore." in response.get_data(as_text=True)
 
 
-def test_a_50_mb_upload_is_refused_with_the_app_message(client, app):
+def test_a_100_mb_upload_is_refused_with_the_app_message(client, app):
     with app.app_context():
         before = counts()
     # Encoded in memory: the test client would spool it to a file the early 413 never closes.
     boundary, body = encode_multipart(
-        {"backup": FileStorage(io.BytesIO(b" " * (50 * 1024 * 1024)), "backup.json")}
+        {"backup": FileStorage(io.BytesIO(b" " * (100 * 1024 * 1024)), "backup.json")}
     )
     response = client.post(
         "/history/restore", data=body, content_type=f"multipart/form-data; boundary={boundary}"
     )
     assert response.status_code == 413
     page = response.get_data(as_text=True)
-    assert "This file is too large: backups up to 50 MB can be restored." in page
+    assert "This file is too large: backups up to 100 MB can be restored." in page
     assert 'name="backup"' in page
     with app.app_context():
         assert counts() == before
@@ -421,16 +450,16 @@ def test_cli_export_to_standard_output(app):
     assert json.loads(result.output)["games"] == []
 
 
-def test_a_50_mb_upload_gets_the_app_message_with_csrf_on_too(csrf_app):
+def test_a_100_mb_upload_gets_the_app_message_with_csrf_on_too(csrf_app):
     # With CSRF on, the size check fires while the token is read, before the view runs.
     boundary, body = encode_multipart(
-        {"backup": FileStorage(io.BytesIO(b" " * (50 * 1024 * 1024)), "backup.json")}
+        {"backup": FileStorage(io.BytesIO(b" " * (100 * 1024 * 1024)), "backup.json")}
     )
     response = csrf_app.test_client().post(
         "/history/restore", data=body, content_type=f"multipart/form-data; boundary={boundary}"
     )
     assert response.status_code == 413
-    assert "backups up to 50 MB can be restored" in response.get_data(as_text=True)
+    assert "backups up to 100 MB can be restored" in response.get_data(as_text=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,7 +471,7 @@ def test_the_schema_is_valid_json_schema_and_names_every_stored_round_field():
     schema = exchange_schema.schema()
     Draft202012Validator.check_schema(schema)
     assert schema["properties"]["format"]["const"] == exchange.FORMAT
-    assert schema["properties"]["version"]["const"] == exchange.VERSION
+    assert exchange.VERSION in schema["properties"]["version"]["enum"] == [1, 2]
     round_keys = set(schema["$defs"]["round"]["properties"])
     entry_keys = set(schema["$defs"]["entry"]["properties"])
     assert round_keys == {*snapshots.ROUND_FIELDS, "entries"}
@@ -562,13 +591,14 @@ def secret_game_with_bids_in(client) -> int:
 
 
 def snapshot_bids(game: dict, number: int) -> list:
-    """Every bid and Cloud bid of round ``number`` in a game record's history snapshots."""
+    """Every bid and Cloud bid of round ``number`` in a game record's history entries."""
     found = []
     for change in game["history"]:
-        for state in (change["before"], change["after"]):
+        for state in (change["before"], change.get("after")):
             for snapshot in (state or {}).get("rounds", []):
                 if snapshot["number"] == number:
-                    found += snapshot["bids"] + snapshot["cloud_bid"]
+                    for key in ("bids", "cloud_bid"):
+                        found += snapshots.seat_values(snapshot.get(key)).values()
     return found
 
 
@@ -576,12 +606,14 @@ def test_the_backup_hides_unrevealed_secret_bids_like_the_game_export(ctx, clien
     game_id = secret_game_with_bids_in(client)
     backup = json.loads(client.get("/history/backup.json").data)
     (game,) = backup["games"]
-    assert [(e["bid"], e["cloud_bid"]) for e in game["rounds"][1]["entries"]] == [(None, None)] * 3
+    assert [(e.get("bid"), e.get("cloud_bid")) for e in game["rounds"][1]["entries"]] == [
+        (None, None)
+    ] * 3
     assert snapshot_bids(game, 2)
     assert set(snapshot_bids(game, 2)) == {None}
-    # The scored round keeps its bids, in the round and in its history.
+    # The scored round keeps its bids: in the round (its history keeps what each change
+    # found before it; what the bids became is the round as written).
     assert [e["bid"] for e in game["rounds"][0]["entries"]] == [1, 0, 0]
-    assert set(snapshot_bids(game, 1)) >= {0, 1}
     exported = json.loads(client.get(f"/history/{game_id}/export.json").data)["games"][0]
     assert (exported["rounds"], exported["history"]) == (game["rounds"], game["history"])
     assert json.loads(exchange.backup_json())["games"][0]["rounds"] == game["rounds"]
@@ -610,7 +642,8 @@ def test_a_restored_secret_jester_bid_round_gets_its_zeros_back(ctx, client, tmp
     game_id = new_game(bid_rule="free", bid_reveal="secret", jester_bid=True)
     play.trump(client, game_id, 1)
     backup = client.get("/history/backup.json").data
-    assert [e["bid"] for e in json.loads(backup)["games"][0]["rounds"][0]["entries"]] == [None] * 3
+    entries = json.loads(backup)["games"][0]["rounds"][0]["entries"]
+    assert [e.get("bid") for e in entries] == [None] * 3
     other = fresh_instance(tmp_path)
     with other.app_context():
         exchange.import_file(backup)
@@ -915,7 +948,7 @@ def entry_of(data: dict, position: int) -> dict:
     ],
 )
 def test_a_history_entry_must_be_what_the_app_records(ctx, change, problem):
-    data = valid_backup(ctx)
+    data = valid_backup_v1(ctx)
     change(data)
     assert refused_problems(data) == [problem]
 
@@ -990,7 +1023,7 @@ def test_a_game_played_through_the_app_restores_and_undo_still_works(ctx, client
 
 def test_history_written_by_older_versions_of_the_app_still_imports(ctx):
     # Before Cloud seats, finish times and plan edits, snapshots and states had fewer keys.
-    data = valid_backup(ctx)
+    data = valid_backup_v1(ctx)
     for state in (entry_of(data, 2)["before"], entry_of(data, 2)["after"]):
         del state["finished_at"], state["rules"]
         del state["rounds"][0]["cloud_seat"]
@@ -1001,11 +1034,14 @@ def test_the_schema_names_every_field_of_a_history_snapshot():
     defs = exchange_schema.schema()["$defs"]
     seat_lists = {snapshots.snapshot_key(name) for name in snapshots.SEAT_FIELDS}
     assert set(defs["snapshot"]["properties"]) == {*snapshots.ROUND_FIELDS, *seat_lists}
-    assert set(defs["snapshot"]["required"]) == set(defs["snapshot"]["properties"]) - {
+    assert set(defs["snapshot"]["required"]) == {"number"}
+    assert set(defs["snapshot_v1"]["properties"]) == {*snapshots.ROUND_FIELDS, *seat_lists}
+    assert set(defs["snapshot_v1"]["required"]) == set(defs["snapshot_v1"]["properties"]) - {
         "cloud_seat"
     }
     undoable = {str(action) for action in ChangeAction} - {"create_game", "undo"}
-    assert set(defs["state"]["properties"]["undone_action"]["enum"]) == undoable
+    assert set(defs["extras"]["properties"]["undone_action"]["enum"]) == undoable
+    assert set(defs["state_v1"]["properties"]["undone_action"]["enum"]) == undoable
 
 
 ODD_VALUES = [None, True, 0, -1, 1.5, 2**31, 7, "", "x" * 70, "hearts", "2024-13-01", [], {}, [1]]
@@ -1104,6 +1140,8 @@ def canadian_backup(app, changes: list[dict]) -> dict:
             changes=changes,
         )
         data = json.loads(exchange.backup_json())
+    version_1(app, data)
+    with app.app_context():
         db.session.query(Game).delete()
         db.session.commit()
     for change in data["games"][0]["history"]:
@@ -1341,7 +1379,7 @@ def test_a_file_with_emoji_written_as_surrogate_pairs_is_read(ctx):
     ],
 )
 def test_a_history_whose_undo_would_break_the_game_is_refused(client, app, change):
-    data = valid_backup(app)
+    data = valid_backup_v1(app)
     change(data)
     assert refused_problems(data) == [
         "game 1, history entry 2: undoing it would leave the game's rounds out of order or "
@@ -1363,3 +1401,130 @@ def test_every_undo_a_restored_history_allows_leaves_a_game_the_pages_can_show(
             assert again.get(f"/history/{game_id}").status_code == 200
             assert again.get("/history/").status_code == 200
         db.engine.dispose()
+
+
+# --------------------------------------------------------------------------------------------
+# A compact history (format version 2)
+# --------------------------------------------------------------------------------------------
+
+
+def play_standard_four_player_game(client) -> int:
+    """A standard 4-player game (15 rounds) played through the round screen: trump (unless
+    the last round's), four bids and the tricks of each round."""
+    four = rules.GameRules(players=4)
+    game_id = new_game(["Ann", "Bob", "Cara", "Dan"], 0)
+    for number, (bids, took) in enumerate(random_rounds(four, seed=1), start=1):
+        db.session.expire_all()
+        round_ = db.session.get(Game, game_id).rounds[-1]
+        if round_.trump_cause is None:
+            assert play.trump(client, game_id, number).status_code == 303
+        for step in range(4):
+            seat = (round_.dealer + 1 + step) % 4
+            assert play.bid(client, game_id, number, seat, bids[seat]).status_code == 303
+        assert play.tricks(client, game_id, number, dict(enumerate(took))).status_code == 303
+    return game_id
+
+
+def test_a_standard_four_player_game_with_its_history_backs_up_in_20_kb(ctx, client):
+    game_id = play_standard_four_player_game(client)
+    body = client.get("/history/backup.json").data
+    (game,) = json.loads(body)["games"]
+    assert game["status"] == "finished"
+    assert len(game["history"]) == 90  # the start, 14 trumps, 60 bids, 15 rounds recorded
+    assert len(body) <= 20 * 1024, len(body)  # version 1 wrote about 233 KB
+    assert db.session.get(Game, game_id).version == 90
+
+
+def test_a_change_stores_only_what_it_touched(ctx, client):
+    game_id = new_game(["Ann", "Bob", "Cy"], 0, bid_rule="free")
+    play.trump(client, game_id, 1)
+    play.bid(client, game_id, 1, 1, 1)
+    changes = db.session.get(Game, game_id).changes
+    trump, bid = changes[1], changes[2]
+    assert trump.before == {"rounds": [{"number": 1, "trump": None, "trump_cause": None}]}
+    assert trump.after == {"rounds": [{"number": 1, "trump": "hearts", "trump_cause": "suit"}]}
+    assert bid.before == {"rounds": [{"bids": {"1": None}, "number": 1}]}
+    assert bid.after == {"rounds": [{"bids": {"1": 1}, "number": 1}]}
+    # The last bid also starts the play; the tricks deal the next round and name it whole.
+    play.bid(client, game_id, 1, 2, 0)
+    play.bid(client, game_id, 1, 0, 0)
+    play.tricks(client, game_id, 1, {0: 0, 1: 1, 2: 0})
+    db.session.expire_all()
+    record = db.session.get(Game, game_id).changes[-1]
+    assert record.before == {
+        "rounds": [{"number": 1, "state": "playing", "tricks": [None, None, None]}]
+    }
+    assert record.after["rounds"][0] == {"number": 1, "state": "scored", "tricks": [0, 1, 0]}
+    assert record.after["rounds"][1]["number"] == 2
+    assert record.after["rounds"][1]["bids"] == [None, None, None]
+
+
+def test_compacting_keeps_a_full_snapshot_s_meaning_and_is_stable():
+    was = snapshot(2, [0, 1, 1], [0, 1, 1])
+    now = snapshot(2, [0, 1, 1], [0, 2, 0])
+    before, after = snapshots.compact_states(state(was), state(now))
+    assert before == {"rounds": [{"number": 2, "tricks": [0, 1, 1]}]}
+    assert after == {"rounds": [{"number": 2, "tricks": [0, 2, 0]}]}
+    assert snapshots.compact_states(before, after) == (before, after)
+    # The status goes with its finish time; one seat that changed is named alone.
+    one = snapshot(2, [0, 1, 1], [0, 1, 1])
+    before, after = snapshots.compact_states(
+        state(was, status="in_progress"), state({**one, "bids": [0, 1, 2]})
+    )
+    assert before["status"] == "in_progress"
+    assert before["finished_at"] is None
+    assert after["finished_at"] == "2024-05-01T20:30:15.123456+00:00"
+    assert (before["rounds"][0]["bids"], after["rounds"][0]["bids"]) == ({"2": 1}, {"2": 2})
+
+
+def history_page(client, game_id: int) -> str:
+    """The game page's history, as text (the forms' tokens differ between sessions)."""
+    page = client.get(f"/history/{game_id}").get_data(as_text=True)
+    history = page.split('id="changes-heading"')[1].split("</section>")[0]
+    return " ".join(re.sub(r"<[^>]+>", " ", history).split())
+
+
+def test_a_compact_backup_restores_an_exact_history_that_undo_walks_back(ctx, client, tmp_path):
+    play_a_game_with_every_kind_of_change(client)
+    game_id = db.session.scalar(sa.select(Game.id))
+    shown = history_page(client, game_id)
+    assert "Round 1 recorded" in shown
+    backup = client.get("/history/backup.json").data
+    assert json.loads(backup)["version"] == 2
+    other = fresh_instance(tmp_path)
+    with other.app_context():
+        assert exchange.import_file(io.BytesIO(backup)).games_added == 1
+        restored = db.session.scalar(sa.select(Game.id))
+        again = other.test_client()
+        assert history_page(again, restored) == shown
+        assert again.get("/history/backup.json").data == backup
+        sheets = []
+        while play.post(again, restored, "undo", {}).status_code == 303:
+            sheets.append(again.get(f"/games/{restored}/sheet").status_code)
+        assert sheets
+        assert set(sheets) == {200}
+        db.engine.dispose()
+
+
+def test_undo_through_a_compact_history_gives_back_each_earlier_state(ctx, client):
+    game_id = play_standard_four_player_game(client)
+    seen = []
+    while True:
+        db.session.expire_all()
+        game = db.session.get(Game, game_id)
+        seen.append(
+            (
+                game.status,
+                [snapshots.round_snapshot(r) for r in game.rounds],
+            )
+        )
+        if play.post(client, game_id, "undo", {}).status_code != 303:
+            break
+    # Every undo stepped back one change: the last state is the game as it started.
+    assert seen[0][0] == "finished"
+    assert seen[-1][0] == "in_progress"
+    first = seen[-1][1]
+    assert len(first) == 1
+    assert first[0]["state"] == "bidding"
+    assert first[0]["trump"] is None
+    assert len(seen) == 90  # 89 changes undone, then nothing left to undo

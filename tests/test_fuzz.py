@@ -47,7 +47,7 @@ from flask import Flask
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from scorekeeper import changes, create_app, exchange, gameplay, rules
+from scorekeeper import changes, create_app, exchange, gameplay, rules, snapshots
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, RoundState
 
@@ -1377,9 +1377,18 @@ def asked_mismatch(request: Request, before: GameState, after: GameState) -> str
                     return f"round {number} still there after undo"
                 continue
             got = _snapshot_of(now, players) if now else {}
-            if any(got.get(k) != v for k, v in want.items()):
-                return f"round {number} not restored by undo: {got} != {want}"
-        if after.row["status"] != target["before"]["status"]:
+            # A change keeps only what it touched: a seat field may name some seats only.
+            for key, value in want.items():
+                if key in snapshots.SEAT_KEYS:
+                    have = snapshots.seat_values(got.get(key))
+                    wrong = any(
+                        have.get(seat) != v for seat, v in snapshots.seat_values(value).items()
+                    )
+                else:
+                    wrong = got.get(key) != value
+                if wrong:
+                    return f"round {number} not restored by undo: {got} != {want}"
+        if "status" in target["before"] and after.row["status"] != target["before"]["status"]:
             return "status not restored by undo"
     return None
 

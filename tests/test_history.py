@@ -425,7 +425,7 @@ def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(ctx, 
     # The raw history stays in the JSON export.
     exported = client.get(f"/history/{game_id}/export.json").get_data(as_text=True)
     assert '"take_back_bid"' in exported
-    assert '"cloud_bid"' in exported
+    assert '"new_rounds"' in exported
 
 
 @pytest.mark.parametrize("query", ["date_to=9999-12-31", "date_from=0001-01-01"])

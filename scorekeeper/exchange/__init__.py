@@ -13,6 +13,7 @@ reads; the names below are the package's public API.
 from .export import (
     CSV_COLUMNS,
     FORMULA_STARTS,
+    backup_chunks,
     backup_json,
     dumps,
     envelope,
@@ -45,6 +46,7 @@ __all__ = [
     "VERSION",
     "ImportProblem",
     "ImportResult",
+    "backup_chunks",
     "backup_json",
     "content_problems",
     "dumps",

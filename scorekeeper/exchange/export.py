@@ -1,7 +1,10 @@
 """Writing: a game as CSV or JSON, and the whole instance as one backup file.
 
-The JSON layout is ``docs/export-format.md`` (format version 1); each round is written by
-:func:`scorekeeper.snapshots.round_export`, the same codec the import reads it back with.
+The JSON layout is ``docs/export-format.md`` (format version 2); each round is written by
+:func:`scorekeeper.snapshots.round_export`, the same codec the import reads it back with,
+leaving out what is empty, and each history entry keeps what its change touched before it
+(:func:`history_record`). A backup is written piece by piece (:func:`backup_chunks`), a few
+games at a time, so a club's history is never held in memory whole.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,7 +20,7 @@ import sqlalchemy as sa
 
 from .. import queries, records, rules, snapshots
 from ..extensions import db
-from ..models import Game, Player, RoundState
+from ..models import Change, ChangeAction, Game, Player, RoundState
 from .schema import FORMAT, VERSION
 
 # Characters a spreadsheet reads as the start of a formula (OWASP "CSV injection").
@@ -123,11 +126,63 @@ def without_secret_bids(state: Any, secret: set[int]) -> Any:
     return {**state, "rounds": rounds}
 
 
+def lean(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A round or entry record without its empty fields (null, or false): a reader takes a
+    field left out as null (false for ``werewolf_played`` and ``bomb_played``)."""
+    return {
+        key: value for key, value in record.items() if value is not None and value is not False
+    }
+
+
+def lean_round(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A round as version 2 writes it: empty fields left out, in the round and its entries."""
+    return lean({**record, "entries": [lean(entry) for entry in record["entries"]]})
+
+
+def history_record(change: Change, secret: set[int]) -> dict[str, Any]:
+    """One history entry as the file keeps it (format version 2).
+
+    ``before`` is what the change touched, as it was (:func:`snapshots.compact_states`),
+    with the rounds it dealt named in ``new_rounds``; what each was after the change is the
+    next change's ``before``, or the game as written, so it is not repeated. ``after`` is
+    kept only for what it says besides (the start, an undo, a plan edit). Secret bids not
+    revealed yet are blanked (:func:`without_secret_bids`).
+    """
+    record: dict[str, Any] = {
+        "version": change.version,
+        "action": change.action,
+        "round_number": change.round_number,
+        "created_at": timestamp(change.created_at),
+    }
+    before, after = snapshots.compact_states(change.before, change.after)
+    if change.action == ChangeAction.CREATE_GAME or not (
+        isinstance(before, Mapping) and isinstance(after, Mapping) and "rounds" in after
+    ):
+        # The start (or a hand-made entry that is not a state): as stored.
+        record["before"] = without_secret_bids(before, secret)
+        record["after"] = without_secret_bids(after, secret)
+        return record
+    before = dict(without_secret_bids(before, secret))
+    was = {data["number"] for data in before["rounds"]}
+    dealt = [data["number"] for data in after["rounds"] if data["number"] not in was]
+    if dealt:
+        before["new_rounds"] = dealt
+    record["before"] = before
+    besides = {
+        key: value
+        for key, value in after.items()
+        if key not in snapshots.STATE_FIELDS and key != "rounds"
+    }
+    if besides:
+        record["after"] = besides
+    return record
+
+
 def game_data(game: Game, *, with_result: bool = False, with_token: bool = False) -> dict:
     """A game as JSON-ready data: its facts, and optionally the computed result.
 
     Secret bids of a round not scored yet are blanked, in the round and in every history
-    snapshot of it (:func:`secret_rounds`): in a game export anyone at the table can download
+    entry of it (:func:`secret_rounds`): in a game export anyone at the table can download
     and in the host's backup alike. A restore brings such a round back without its bids.
     """
     secret = secret_rounds(game)
@@ -142,20 +197,10 @@ def game_data(game: Game, *, with_result: bool = False, with_token: bool = False
         "rules": game.rules,
         "seats": [seat.player.name for seat in game.seats],
         "rounds": [
-            snapshots.round_export(round_, hide_bids=round_.number in secret)
+            lean_round(snapshots.round_export(round_, hide_bids=round_.number in secret))
             for round_ in game.rounds
         ],
-        "history": [
-            {
-                "version": change.version,
-                "action": change.action,
-                "round_number": change.round_number,
-                "before": without_secret_bids(change.before, secret),
-                "after": without_secret_bids(change.after, secret),
-                "created_at": timestamp(change.created_at),
-            }
-            for change in game.changes
-        ],
+        "history": [history_record(change, secret) for change in game.changes],
     }
     if with_token:
         data["live_token"] = game.live_token
@@ -169,23 +214,50 @@ def game_data(game: Game, *, with_result: bool = False, with_token: bool = False
     return data
 
 
+def player_records(players: Iterable[Player]) -> list[dict[str, Any]]:
+    """The players a file names, in the roster's order."""
+    return [
+        {"name": p.name, "created_at": timestamp(p.created_at)}
+        for p in sorted(players, key=lambda p: (p.name_key, p.id))
+    ]
+
+
 def envelope(kind: str, players: Iterable[Player], games: list[dict]) -> dict:
     """The file around the games: format, version, kind and the players they name."""
     return {
         "format": FORMAT,
         "version": VERSION,
         "kind": kind,
-        "players": [
-            {"name": p.name, "created_at": timestamp(p.created_at)}
-            for p in sorted(players, key=lambda p: (p.name_key, p.id))
-        ],
+        "players": player_records(players),
         "games": games,
     }
 
 
+def _line(record: Any) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def file_chunks(kind: str, players: Iterable[dict], games: Iterable[dict]) -> Iterator[str]:
+    """A file's text in pieces, in its fixed layout: the envelope's keys in a fixed order
+    (format, version, kind, players, games), then one line per player and one per game, each
+    with its keys sorted. The same data always gives the same bytes."""
+    head = {"format": FORMAT, "version": VERSION, "kind": kind}
+    yield _line(head)[:-1] + ',\n"players":['
+    separator = "\n"
+    for player in players:
+        yield separator + _line(player)
+        separator = ",\n"
+    yield '\n],\n"games":['
+    separator = "\n"
+    for game in games:
+        yield separator + _line(game)
+        separator = ",\n"
+    yield "\n]}\n"
+
+
 def dumps(data: Mapping) -> str:
-    """Stable text: the same data always gives the same bytes (backups can be compared)."""
-    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    """A whole file as text, in the layout :func:`file_chunks` writes."""
+    return "".join(file_chunks(data.get("kind", "backup"), data["players"], data["games"]))
 
 
 def game_json(game: Game) -> str:
@@ -200,8 +272,41 @@ def full_query() -> sa.Select[tuple[Game]]:
     return queries.game_query(with_changes=True)
 
 
+# Games loaded (with their rounds and history) per query while a backup is written.
+GAMES_PER_QUERY = 50
+
+
+def _consistent_reads() -> None:
+    """Read the whole backup from one snapshot of the database: SQLite's transaction is
+    one already; PostgreSQL's is made REPEATABLE READ (each query would see the latest
+    commit otherwise, and a game changed meanwhile would be written half old, half new)."""
+    if db.engine.dialect.name == "postgresql":
+        db.session.rollback()
+        db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+
+
+def backup_chunks() -> Iterator[str]:
+    """Every player and every game, with history, as the text of one file, in pieces (secret
+    bids hidden too): the games are read :data:`GAMES_PER_QUERY` at a time."""
+    _consistent_reads()
+    players = player_records(db.session.scalars(sa.select(Player)).all())
+    ids = db.session.scalars(sa.select(Game.id).order_by(Game.created_at, Game.uid)).all()
+
+    def games() -> Iterator[dict]:
+        for start in range(0, len(ids), GAMES_PER_QUERY):
+            chunk = ids[start : start + GAMES_PER_QUERY]
+            loaded = {
+                game.id: game
+                for game in db.session.scalars(full_query().where(Game.id.in_(chunk)))
+            }
+            for game_id in chunk:
+                yield game_data(loaded[game_id], with_token=True)
+            # What was loaded is let go: the session keeps only what is referenced.
+            loaded.clear()
+
+    yield from file_chunks("backup", players, games())
+
+
 def backup_json() -> str:
     """Every player and every game, with history, as one file (secret bids hidden too)."""
-    players = db.session.scalars(sa.select(Player)).all()
-    games = db.session.scalars(full_query().order_by(Game.created_at, Game.uid)).all()
-    return dumps(envelope("backup", players, [game_data(g, with_token=True) for g in games]))
+    return "".join(backup_chunks())

@@ -8,17 +8,25 @@ roster reads them, games not repeated, seats naming the file's players, history 
 ending at the game's and its entries fitting the game, and every round against the game's
 plan, status and rules. A file with any problem changes nothing; a file already restored
 adds nothing and says so.
+
+The file is read in bounded memory (:mod:`.reading`): its players first, then its games one
+at a time, twice — once to check them all, then, only if every check passed, to write them
+in one transaction a few games per statement. A history entry of format version 2 keeps
+only what its change touched before it; what that was after the change is read off the next
+entries and the game's rounds (:func:`decode_history`), and the app stores both.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, BinaryIO
 
 import sqlalchemy as sa
 
@@ -30,6 +38,7 @@ from ..i18n import ngettext
 from ..models import (
     Change,
     ChangeAction,
+    Entry,
     Game,
     GameStatus,
     Player,
@@ -40,17 +49,24 @@ from ..models import (
     sqlite_write_lock,
 )
 from ..wording import messages
+from . import reading
 from .schema import (
     FORMAT,
+    MAX_ERRORS_READ,
+    MAX_GAMES,
+    READABLE,
     VERSION,
     cards_message,
+    count_problems,
     game_place,
     history_place,
     located,
     player_place,
+    quick_check,
     round_place,
     seat_message,
     shape_problems,
+    state_message,
     utc_time,
 )
 
@@ -58,6 +74,8 @@ MAX_PROBLEMS_SHOWN = 8
 # Names or game identifiers looked up per query (SQLite takes at most 32,766 parameters in
 # one statement, PostgreSQL 65,535).
 LOOKUP_CHUNK = 500
+# Games written per statement while a file is restored.
+GAMES_PER_BATCH = 100
 # The longest name the roster keeps (the players table's column).
 NAME_MAX = 40
 
@@ -139,46 +157,58 @@ def _lone_surrogates(node: Any) -> bool:
     return False
 
 
-def _load(raw: bytes) -> Any:
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ImportProblem(
-            [_("This file is not text. Choose a backup saved by this app.")]
-        ) from None
-    data = _parse_json(text)
-    # Only a file with surrogate escapes is walked (a club's backup has none, or emoji pairs).
-    if _SURROGATE_ESCAPE.search(text) and _lone_surrogates(data):
-        raise ImportProblem(
-            [_("This file holds text that is not valid Unicode (a lone surrogate).")]
-        )
-    return data
+def _not_json(line: int, column: int) -> ImportProblem:
+    return ImportProblem(
+        [
+            _(
+                "This file is not valid JSON (line %(line)d, column %(column)d).",
+                line=line,
+                column=column,
+            )
+        ]
+    )
 
 
-def _parse_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ImportProblem([_("This file is not valid JSON (nested too deeply).")]) from None
-    except json.JSONDecodeError as error:
-        raise ImportProblem(
-            [
-                _(
-                    "This file is not valid JSON (line %(line)d, column %(column)d).",
-                    line=error.lineno,
-                    column=error.colno,
-                )
-            ]
-        ) from None
-    except ValueError:
-        # Python reads whole numbers of at most 4300 digits.
-        raise ImportProblem([_("This file holds a number too long to read.")]) from None
+def _values(stream: BinaryIO) -> Iterator[tuple[str, Any]]:
+    """The file's top-level keys and values, its games one at a time (key ``"games[]"``,
+    after ``"games["`` where the list begins), with every problem of the text itself
+    raised as an :class:`ImportProblem`: not UTF-8, not JSON, nested too deeply, a number
+    too long to read, a lone surrogate."""
+    values = reading.top_level(stream, "games")
+    while True:
+        try:
+            key, value, text = next(values)
+        except StopIteration:
+            return
+        except UnicodeDecodeError:
+            raise ImportProblem(
+                [_("This file is not text. Choose a backup saved by this app.")]
+            ) from None
+        except reading.JsonSyntaxError as error:
+            raise _not_json(error.line, error.column) from None
+        except reading.NestedTooDeeply:
+            raise ImportProblem([_("This file is not valid JSON (nested too deeply).")]) from None
+        except reading.NotAnObject:
+            raise _not_this_format() from None
+        except ValueError:
+            # Python reads whole numbers of at most 4300 digits.
+            raise ImportProblem([_("This file holds a number too long to read.")]) from None
+        # Only a value with surrogate escapes is walked (a club's backup has none, or emoji).
+        if _SURROGATE_ESCAPE.search(text) and _lone_surrogates(value):
+            raise ImportProblem(
+                [_("This file holds text that is not valid Unicode (a lone surrogate).")]
+            )
+        yield key, value
 
 
-def _refuse(problems: list[str]) -> None:
+def _not_this_format() -> ImportProblem:
+    return ImportProblem([_("This file is not a Wizard Scorekeeper backup or game export.")])
+
+
+def _refuse(problems: list[str], more: int = 0) -> None:
     if problems:
         shown = problems[:MAX_PROBLEMS_SHOWN]
-        more = len(problems) - len(shown)
+        more += len(problems) - len(shown)
         if more:
             shown.append(
                 ngettext("… and %(num)d more problem.", "… and %(num)d more problems.", more)
@@ -186,13 +216,67 @@ def _refuse(problems: list[str]) -> None:
         raise ImportProblem(shown)
 
 
-def parse(raw: bytes) -> dict:
-    """Read and check a file; raises :class:`ImportProblem` with every problem found."""
-    data = _load(raw)
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ImportProblem([_("This file is not a Wizard Scorekeeper backup or game export.")])
-    version = data.get("version")
-    if type(version) is not int or version != VERSION:
+class _Problems:
+    """Problems found so far: the first few to show, and how many more there were."""
+
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+        self.more = 0
+
+    def add(self, problems: Iterable[str]) -> None:
+        for problem in problems:
+            if len(self.shown) < MAX_PROBLEMS_SHOWN:
+                self.shown.append(problem)
+            else:
+                self.more += 1
+
+    def __bool__(self) -> bool:
+        return bool(self.shown)
+
+    def refuse(self) -> None:
+        _refuse(self.shown, self.more)
+
+
+@dataclass
+class _Head:
+    """What a file says besides its games: checked, with the players' roster keys."""
+
+    version: int
+    players: list[dict]
+    keys: set[str]
+
+
+# The envelope's keys a file must give before its games to be checked in one pass.
+_HEAD_KEYS = frozenset({"format", "version", "players"})
+
+
+def _read_head(stream: BinaryIO) -> tuple[dict[str, Any], int | None]:
+    """The file's keys other than its games (``games`` is ``[]`` when the file lists them),
+    and how many games it lists when that had to be counted: this app writes its players
+    before its games, but a file that lists them after (version 1 sorted its keys) is read
+    through once first."""
+    stream.seek(0)
+    head: dict[str, Any] = {}
+    count = None
+    for key, value in _values(stream):
+        if key == "games[":
+            head["games"] = []
+            if head.keys() >= _HEAD_KEYS:
+                break
+            count = 0
+        elif key == "games[]":
+            count = (count or 0) + 1
+        else:
+            head[key] = value
+    return head, count
+
+
+def _check_head(head: dict[str, Any], count: int | None) -> _Head:
+    """Format, version, the envelope's shape and the players' names: step by step."""
+    if head.get("format") != FORMAT:
+        raise _not_this_format()
+    version = head.get("version")
+    if type(version) is not int or version not in READABLE:
         raise ImportProblem(
             [
                 _(
@@ -202,9 +286,90 @@ def parse(raw: bytes) -> dict:
                 )
             ]
         )
-    _refuse(shape_problems(data))
-    _refuse(content_problems(data))
-    return data
+    if count is not None and count > MAX_GAMES:
+        raise ImportProblem(_too_many_games(count))
+    _refuse(shape_problems(head))
+    problems = []
+    keys: set[str] = set()
+    for number, player in enumerate(head["players"], start=1):
+        problem = name_problem(player["name"])
+        if problem is None:
+            keys.add(player_key(player["name"]))
+        else:
+            problems.append(located(player_place(number), problem))
+    _refuse(problems)
+    return _Head(version, head["players"], keys)
+
+
+def _too_many_games(count: int) -> list[str]:
+    return [
+        ngettext(
+            "This file lists %(num)d game; at most %(max)d can be restored at once.",
+            "This file lists %(num)d games; at most %(max)d can be restored at once.",
+            count,
+            max=MAX_GAMES,
+        )
+    ]
+
+
+def _games(stream: BinaryIO) -> Iterator[Any]:
+    """The file's games, one at a time."""
+    stream.seek(0)
+    for key, value in _values(stream):
+        if key == "games[]":
+            yield value
+
+
+def check_file(stream: BinaryIO) -> _Head:
+    """Check a whole file, reading one game at a time; raises :class:`ImportProblem` with
+    every problem of the first step that found any: the text, the format and version, the
+    lists' lengths, the shape of every record, then what the schema cannot see."""
+    head = _check_head(*_read_head(stream))
+    counts, shapes, contents = _Problems(), _Problems(), _Problems()
+    envelope = {"format": FORMAT, "version": head.version, "players": []}
+    uids: set[str] = set()
+    count = 0
+    for index, game in enumerate(_games(stream)):
+        count += 1
+        if count > MAX_GAMES:
+            continue  # only counted now: too many games is all that is reported
+        part = {**envelope, "games": [game]}
+        if found := count_problems(part, first_game=index):
+            counts.add(found)
+        if counts:
+            continue  # a list too long: only those are reported
+        if len(shapes.shown) + shapes.more >= MAX_ERRORS_READ:
+            # Enough described: a game of the wrong shape is only counted as one more.
+            if not quick_check()(part):
+                shapes.add([""])
+            continue
+        found = shape_problems(part, first_game=index)
+        shapes.add(found)
+        if found or shapes:
+            continue
+        contents.add(_file_game_problems(game, index + 1, head, uids))
+    if count > MAX_GAMES:
+        raise ImportProblem(_too_many_games(count))
+    for problems in (counts, shapes, contents):
+        problems.refuse()
+    return head
+
+
+def _file_game_problems(game: dict, number: int, head: _Head, uids: set[str]) -> list[str]:
+    """What the schema cannot see in one game of the file (its shape checked)."""
+    where = game_place(number)
+    problems = []
+    if game["uid"] in uids:
+        problems.append(located(where, _("this game appears twice in the file.")))
+    uids.add(game["uid"])
+    return problems + _game_problems(game, where, head.keys, head.version)
+
+
+def parse(raw: bytes) -> dict:
+    """Read and check a whole file given as bytes; raises :class:`ImportProblem` with every
+    problem found. (A restore checks the file as it reads it: :func:`import_file`.)"""
+    check_file(io.BytesIO(raw))
+    return json.loads(raw.decode("utf-8-sig"))
 
 
 # --- what the schema cannot see ------------------------------------------------------------
@@ -235,7 +400,8 @@ def name_problem(name: str) -> str | None:
 
 
 def content_problems(data: dict) -> list[str]:
-    """Problems of a file of the right shape: names, repeated games, seats and game rules."""
+    """Problems of a whole file of the right shape: names, repeated games, seats, game rules
+    and histories (a restore checks a file this way one game at a time: :func:`check_file`)."""
     problems: list[str] = []
     keys: set[str] = set()
     for number, player in enumerate(data["players"], start=1):
@@ -244,17 +410,14 @@ def content_problems(data: dict) -> list[str]:
             keys.add(player_key(player["name"]))
         else:
             problems.append(located(player_place(number), problem))
+    head = _Head(data["version"], data["players"], keys)
     uids: set[str] = set()
     for number, game in enumerate(data["games"], start=1):
-        where = game_place(number)
-        if game["uid"] in uids:
-            problems.append(located(where, _("this game appears twice in the file.")))
-        uids.add(game["uid"])
-        problems.extend(_game_problems(game, where, keys))
+        problems.extend(_file_game_problems(game, number, head, uids))
     return problems
 
 
-def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
+def _game_problems(game: dict, where: str, player_keys: set[str], version: int) -> list[str]:
     """The game's rules, its seats against the file's players, its rounds and its history."""
     try:
         game_rules = rules.GameRules.from_dict(game["rules"])
@@ -274,8 +437,8 @@ def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
         problems.append(_("a player sits twice."))
     if game["first_dealer"] >= players:
         problems.append(seat_message("first_dealer", players))
-    history = game.get("history", [])
-    versions = [change["version"] for change in history]
+    raw_history = game.get("history", [])
+    versions = [change["version"] for change in raw_history]
     if len(set(versions)) != len(versions):
         problems.append(_("two history entries have the same version."))
     elif versions and max(versions) != game["version"]:
@@ -288,9 +451,89 @@ def _game_problems(game: dict, where: str, player_keys: set[str]) -> list[str]:
             )
         )
     problems = [located(where, problem) for problem in problems]
+    if problems:
+        return problems
+    history, found = decode_history(game, players, version, where)
+    if found:
+        return found
+    game = {**game, "history": history}
     problems += _history_problems(history, game_rules, where)
     problems += _round_problems(game, game_rules, where)
     return problems or _undo_problems(game, game_rules, where)
+
+
+def _file_state(game: dict, players: int) -> dict[str, Any]:
+    """The game as the file writes it, as the history's states name it: status, finish
+    time, rules and each round's whole snapshot by number."""
+    return {
+        "status": game["status"],
+        "finished_at": game.get("finished_at"),
+        "rules": game["rules"],
+        "rounds": {data["number"]: _snapshot_of(data, players) for data in game["rounds"]},
+    }
+
+
+def _project(snapshot: Mapping[str, Any], key: str, named: Any) -> Any:
+    """The value of ``key`` in a whole snapshot, in the shape a delta names it: a seat field
+    an object names seat by seat gets those seats only."""
+    value = snapshot.get(key)
+    if key in snapshots.SEAT_KEYS and isinstance(named, Mapping):
+        values = snapshots.seat_values(value)
+        return {seat: values.get(int(seat)) for seat in named}
+    return value
+
+
+def decode_history(
+    game: dict, players: int, version: int, where: str
+) -> tuple[list[dict], list[str]]:
+    """The game's history as the app stores it (oldest first, before and after as
+    :func:`scorekeeper.snapshots.compact_states` keeps them), and the problems that keep it
+    from being read.
+
+    Version 1 gives each entry's whole before and after (compacted when stored). Version 2
+    gives each entry's ``before`` (what it touched, as it was, and the rounds it dealt);
+    what that was after the change is read walking back from the game as the file writes it.
+    """
+    entries = sorted(game.get("history", []), key=lambda change: change["version"])
+    position = {id(change): number for number, change in enumerate(game.get("history", []), 1)}
+    stored: list[dict] = []
+    if version == 1:
+        return entries, []  # whole before and after: compacted when stored
+    state = _file_state(game, players)
+    problems: list[str] = []
+    for change in reversed(entries):
+        if change["action"] == ChangeAction.CREATE_GAME:
+            stored.append(change)
+            continue
+        before = dict(change["before"])
+        dealt = before.pop("new_rounds", [])
+        rounds = state["rounds"]
+        after: dict[str, Any] = {
+            name: state[name] for name in snapshots.STATE_FIELDS if name in before
+        }
+        after["rounds"] = []
+        broken = any(number not in rounds for number in dealt)
+        for data in before["rounds"]:
+            number = data["number"]
+            if number in dealt:
+                broken = True
+            elif number in rounds:
+                after["rounds"].append(
+                    {key: _project(rounds[number], key, value) for key, value in data.items()}
+                )
+            elif "hand_size" not in data or "dealer" not in data:
+                broken = True  # a round the change removed is written whole
+        if broken:
+            place = history_place(where, position[id(change)])
+            problems.append(located(place, state_message("before")))
+            continue
+        after["rounds"].extend(rounds[number] for number in sorted(dealt))
+        after["rounds"].sort(key=lambda data: data["number"])
+        after |= change.get("after") or {}
+        stored.append({**change, "before": before, "after": after})
+        state = snapshots.step_back(state, before, dealt, players)
+    stored.reverse()
+    return stored, problems
 
 
 def _history_problems(history: list[dict], game_rules: rules.GameRules, where: str) -> list[str]:
@@ -324,12 +567,12 @@ def _undo_problems(game: dict, game_rules: rules.GameRules, where: str) -> list[
     """Undo steps back through the history, putting each change's ``before`` back (see
     :func:`scorekeeper.changes.undo`): every game it can lead to must still be one the
     score sheet can be computed for — rounds numbered 1, 2, 3 …, the scored ones first with
-    every bid and every player's tricks, then at most one being played."""
+    every bid and every player's tricks, then at most one being played. ``game["history"]``
+    is as the app stores it (:func:`decode_history`)."""
     players = game_rules.players
-    rounds = {
-        round_["number"]: _snapshot_of(round_, players, game_rules.saboteur)
-        for round_ in game["rounds"]
-    }
+    rounds = {data["number"]: _snapshot_of(data, players) for data in game["rounds"]}
+    saboteur = dict.fromkeys(rounds, game_rules.saboteur)
+    in_force = game_rules.saboteur
     history = game.get("history", [])
     position = {change["version"]: number for number, change in enumerate(history, start=1)}
     undone = {c["after"]["undoes"] for c in history if c["action"] == ChangeAction.UNDO}
@@ -339,33 +582,36 @@ def _undo_problems(game: dict, game_rules: rules.GameRules, where: str) -> list[
         if change["version"] in undone:
             continue
         before, after = change["before"], change["after"]
-        saboteur = game_rules.saboteur
         if "rules" in before:
-            saboteur = bool(before["rules"].get("saboteur", False))
+            in_force = bool(before["rules"].get("saboteur", False))
         kept = {snapshot["number"]: snapshot for snapshot in before["rounds"]}
         for snapshot in after["rounds"]:
             if snapshot["number"] not in kept:
                 rounds.pop(snapshot["number"], None)
+        complete = True
         for number, snapshot in kept.items():
-            rounds[number] = {**snapshot, "saboteur": saboteur}
-        if not _sheet_can_be_made(rounds):
+            if number not in rounds and ("hand_size" not in snapshot or "dealer" not in snapshot):
+                complete = False
+            rounds[number] = snapshots.overlay_round(rounds.get(number), snapshot, players)
+            saboteur[number] = in_force
+        if not (complete and _sheet_can_be_made(rounds, saboteur)):
             place = history_place(where, position[change["version"]])
             message = _("undoing it would leave the game's rounds out of order or incomplete.")
             return [located(place, message)]
     return []
 
 
-def _snapshot_of(round_: dict, players: int, saboteur: bool) -> dict:
-    """A round of the file as a history snapshot keeps it (lists by seat)."""
+def _snapshot_of(round_: dict, players: int) -> dict:
+    """A round of the file as a whole history snapshot (lists by seat)."""
     by_seat = {entry["seat"]: entry for entry in round_["entries"]}
-    snapshot = {"state": round_["state"], "dealer": round_["dealer"], "saboteur": saboteur}
+    data = {key: value for key, value in round_.items() if key != "entries"}
     for name in snapshots.SEAT_FIELDS:
         values = [by_seat.get(seat, {}).get(name) for seat in range(players)]
-        snapshot[snapshots.snapshot_key(name)] = values
-    return snapshot
+        data[snapshots.snapshot_key(name)] = values
+    return snapshots.full_snapshot(data, players)
 
 
-def _sheet_can_be_made(rounds: Mapping[int, dict]) -> bool:
+def _sheet_can_be_made(rounds: Mapping[int, dict], saboteur: Mapping[int, bool]) -> bool:
     """Whether these rounds (snapshots by number) make a score sheet: see
     :func:`rules.score_sheet`, which refuses rounds out of sequence or missing a number."""
     numbers = sorted(rounds)
@@ -377,7 +623,7 @@ def _sheet_can_be_made(rounds: Mapping[int, dict]) -> bool:
         return False
     for number in numbers[:scored]:
         snapshot = rounds[number]
-        sits_out = snapshot["dealer"] if snapshot["saboteur"] else None
+        sits_out = snapshot["dealer"] if saboteur.get(number) else None
         if any(took is None for took in snapshot["tricks"]) or any(
             bid is None for seat, bid in enumerate(snapshot["bids"]) if seat != sits_out
         ):
@@ -415,17 +661,22 @@ def _start_problems(after: dict, game_rules: rules.GameRules, valid: set[str]) -
 
 def _state_problems(state: dict, game_rules: rules.GameRules, valid: set[str]) -> list[str]:
     """A before/after state: rounds of this game's seats and cards (what undo would write
-    back), rules for this game's players (what undo of a plan edit would put back)."""
+    back), rules for this game's players (what undo of a plan edit would put back). A round
+    is checked for the fields it names; a seat field listing every seat lists each player's."""
     found = []
     players, top = game_rules.players, game_rules.max_hand_size
     for snapshot in state["rounds"]:
-        lists = [snapshot[snapshots.snapshot_key(name)] for name in snapshots.SEAT_FIELDS]
+        named = [snapshot[key] for key in snapshots.SEAT_KEYS if key in snapshot]
+        by_seat = [snapshots.seat_values(values) for values in named]
+        values = [value for seat_values in by_seat for value in seat_values.values()]
+        seats = [seat for seat_values in by_seat for seat in seat_values]
         if (
-            any(len(values) != players for values in lists)
-            or snapshot["dealer"] >= players
+            any(isinstance(values, list) and len(values) != players for values in named)
+            or any(seat >= players for seat in seats)
+            or (snapshot.get("dealer") or 0) >= players
             or (snapshot.get("cloud_seat") or 0) >= players
-            or snapshot["hand_size"] > top
-            or any(value is not None and value > top for values in lists for value in values)
+            or (snapshot.get("hand_size") or 0) > top
+            or any(value is not None and value > top for value in values)
         ):
             found.append(_("a round it records does not fit the game's seats and cards."))
     if "rules" in state and not _rules_fit(state["rules"], game_rules, valid):
@@ -515,7 +766,12 @@ def _record(number: int, round_: dict, players: int) -> rules.RoundRecord:
         (e["seat"], e.get("bid"), e.get("cloud_bid"), e["tricks"]) for e in round_["entries"]
     ]
     return records.record_from(
-        number, round_["hand_size"], round_["dealer"], round_["bomb_played"], entries, players
+        number,
+        round_["hand_size"],
+        round_["dealer"],
+        bool(round_.get("bomb_played")),
+        entries,
+        players,
     )
 
 
@@ -601,46 +857,61 @@ def _forbidden_only_by_totals(game_rules: rules.GameRules, record: rules.RoundRe
 
 
 def restore(data: dict) -> ImportResult:
-    """Add the file's players and games that are not here yet, in the caller's transaction.
+    """Add the players and games of a whole, checked file that are not here yet, in the
+    caller's transaction (a restore reads a file one game at a time: :func:`import_file`)."""
+    return _write(data["players"], iter(data["games"]), data["version"])
+
+
+def _write(players: list[dict], games: Iterator[dict], version: int) -> ImportResult:
+    """Add the file's players and games that are not here yet, in the caller's transaction,
+    :data:`GAMES_PER_BATCH` games per statement.
 
     Players are matched by name (case, spaces and Unicode composition ignored), games by
-    their identifier.
+    their identifier. When every game is here already at its version, and every player,
+    nothing is added and the result says the file was already restored.
     """
     result = ImportResult()
-    wanted = {player_key(p["name"]): p for p in data["players"]}
-    for game in data["games"]:
-        for name in game["seats"]:
-            wanted.setdefault(player_key(name), {"name": name, "created_at": None})
-    existing = {
-        p.name_key: p
+    wanted = {player_key(p["name"]): p for p in players}
+    ids = {
+        key: player_id
         for keys in _chunks(list(wanted))
-        for p in db.session.scalars(sa.select(Player).where(Player.name_key.in_(keys)))
+        for key, player_id in db.session.execute(
+            sa.select(Player.name_key, Player.id).where(Player.name_key.in_(keys))
+        )
     }
-    present = present_versions([g["uid"] for g in data["games"]])
-    if (
-        data["games"]
-        and wanted.keys() <= existing.keys()
-        and all(present.get(game["uid"]) == game["version"] for game in data["games"])
-    ):
-        uids = [game["uid"] for game in data["games"]]
-        return ImportResult(games_skipped=len(uids), skipped_uids=uids, already_restored=True)
     for key, entry in sorted(wanted.items()):
-        if key not in existing:
+        if key not in ids:
             new = Player(clean_name(entry["name"]))
             if entry.get("created_at"):
                 new.created_at = parse_time(entry["created_at"])
             db.session.add(new)
-            existing[key] = new
+            db.session.flush()
+            ids[key] = new.id
             result.players_added += 1
-    for game in data["games"]:
-        if game["uid"] in present:
-            result.games_skipped += 1
-            result.skipped_uids.append(game["uid"])
-            continue
-        db.session.add(_build_game(game, existing))
-        result.games_added += 1
-    db.session.flush()
+    all_here = True
+    while batch := list(_take(games, GAMES_PER_BATCH)):
+        present = present_versions([game["uid"] for game in batch])
+        new_games = []
+        for game in batch:
+            if game["uid"] in present:
+                all_here = all_here and present[game["uid"]] == game["version"]
+                result.games_skipped += 1
+                result.skipped_uids.append(game["uid"])
+            else:
+                new_games.append(game)
+        _insert_games(new_games, ids, version)
+        result.games_added += len(new_games)
+    if result.games_skipped and all_here and not (result.games_added or result.players_added):
+        result.already_restored = True
     return result
+
+
+def _take(items: Iterator[dict], count: int) -> Iterator[dict]:
+    for _number in range(count):
+        item = next(items, None)
+        if item is None:
+            return
+        yield item
 
 
 def present_versions(uids: list[str]) -> dict[str, int]:
@@ -659,38 +930,74 @@ def _chunks(values: list[str]) -> Iterator[list[str]]:
         yield values[start : start + LOOKUP_CHUNK]
 
 
-def _build_game(data: dict, players: Mapping[str, Player]) -> Game:
-    game = Game(
-        uid=data["uid"],
-        status=data["status"],
-        rules=data["rules"],
-        first_dealer=data["first_dealer"],
-        version=data["version"],
-        created_at=parse_time(data["created_at"]),
-        updated_at=parse_time(data["updated_at"]),
-        finished_at=parse_time(data["finished_at"]) if data.get("finished_at") else None,
-    )
-    if data.get("live_token"):
-        game.live_token = data["live_token"]
-    for position, name in enumerate(data["seats"]):
-        game.seats.append(Seat(player=players[player_key(name)], position=position))
-    game_rules = rules.GameRules.from_dict(data["rules"])
-    for round_data in data["rounds"]:
-        round_ = snapshots.round_from_export(round_data)
-        _bring_back_hidden_bids(round_, game_rules)
-        game.rounds.append(round_)
-    for change in sorted(data.get("history", []), key=lambda change: change["version"]):
-        game.changes.append(
-            Change(
-                version=change["version"],
-                action=change["action"],
-                round_number=change.get("round_number"),
-                before=change.get("before"),
-                after=change.get("after"),
-                created_at=parse_time(change["created_at"]),
+def _insert_games(games: list[dict], player_ids: Mapping[str, int], version: int) -> None:
+    """Insert checked games with their seats, rounds, entries and history: one statement per
+    table for all of them (an ORM object per row would take several times as long)."""
+    if not games:
+        return
+    game_ids = db.session.scalars(
+        sa.insert(Game).returning(Game.id, sort_by_parameter_order=True),
+        [_game_row(data) for data in games],
+    ).all()
+    seats, rounds, entries, changes = [], [], [], []
+    for game_id, data in zip(game_ids, games, strict=True):
+        for position, name in enumerate(data["seats"]):
+            player_id = player_ids[player_key(name)]
+            seats.append({"game_id": game_id, "player_id": player_id, "position": position})
+        game_rules = rules.GameRules.from_dict(data["rules"])
+        for round_data in data["rounds"]:
+            round_ = snapshots.round_from_export(round_data)
+            _bring_back_hidden_bids(round_, game_rules)
+            row = {name: getattr(round_, name) for name in snapshots.ROUND_FIELDS}
+            rounds.append({**row, "game_id": game_id})
+            entries.append(
+                [
+                    {"seat": entry.seat, **{n: getattr(entry, n) for n in snapshots.SEAT_FIELDS}}
+                    for entry in round_.entries
+                ]
             )
-        )
-    return game
+        history, _problems = decode_history(data, game_rules.players, version, "")
+        for change in history:
+            before, after = snapshots.compact_states(change.get("before"), change.get("after"))
+            changes.append(
+                {
+                    "game_id": game_id,
+                    "version": change["version"],
+                    "action": change["action"],
+                    "round_number": change.get("round_number"),
+                    "before": before,
+                    "after": after,
+                    "created_at": parse_time(change["created_at"]),
+                }
+            )
+    db.session.execute(sa.insert(Seat), seats)
+    if rounds:
+        round_ids = db.session.scalars(
+            sa.insert(Round).returning(Round.id, sort_by_parameter_order=True), rounds
+        ).all()
+        rows = [
+            {**entry, "round_id": round_id}
+            for round_id, round_entries in zip(round_ids, entries, strict=True)
+            for entry in round_entries
+        ]
+        if rows:
+            db.session.execute(sa.insert(Entry), rows)
+    if changes:
+        db.session.execute(sa.insert(Change), changes)
+
+
+def _game_row(data: dict) -> dict[str, Any]:
+    return {
+        "uid": data["uid"],
+        "live_token": data.get("live_token") or uuid.uuid4().hex,
+        "status": data["status"],
+        "rules": data["rules"],
+        "first_dealer": data["first_dealer"],
+        "version": data["version"],
+        "created_at": parse_time(data["created_at"]),
+        "updated_at": parse_time(data["updated_at"]),
+        "finished_at": parse_time(data["finished_at"]) if data.get("finished_at") else None,
+    }
 
 
 def _bring_back_hidden_bids(round_: Round, game_rules: rules.GameRules) -> None:
@@ -714,8 +1021,12 @@ def _bring_back_hidden_bids(round_: Round, game_rules: rules.GameRules) -> None:
         entry.bid = entry.cloud_bid = None
 
 
-def import_file(raw: bytes) -> ImportResult:
-    """Check and restore a file in one transaction; on any problem nothing is stored.
+def import_file(source: bytes | BinaryIO) -> ImportResult:
+    """Check and restore a file (its bytes, or a binary file open for reading that can be
+    read again from the start) in one transaction; on any problem nothing is stored.
+
+    The file is read twice, one game at a time: once to check it all (:func:`check_file`),
+    then to write it, so memory holds a few games, never the whole file.
 
     Two restores of one file at once (a double tap) take turns: SQLite's restore begins
     holding the write lock, so the second waits for the first and then finds its games;
@@ -724,13 +1035,14 @@ def import_file(raw: bytes) -> ImportResult:
     what is still missing). Only a clash that remains — a live link or game identifier of
     another game — refuses the file.
     """
-    data = parse(raw)
+    stream = io.BytesIO(source) if isinstance(source, bytes | bytearray) else source
+    head = check_file(stream)
     for attempt in (1, 2):
         # Whatever this session read before, the restore reads and writes in one transaction.
         db.session.rollback()
         try:
             with sqlite_write_lock():
-                result = restore(data)
+                result = _write(head.players, _games(stream), head.version)
                 db.session.commit()
         except sa.exc.IntegrityError:
             db.session.rollback()

@@ -27,7 +27,10 @@ from ..i18n import gettext as _
 from ..i18n import ngettext
 
 FORMAT = "wizard-scorekeeper"
-VERSION = 1
+# The version this app writes; it reads every version in READABLE (1: whole snapshots in each
+# history entry, 2: only what each change touched).
+VERSION = 2
+READABLE = (1, 2)
 SCHEMA_FILE = "export-format.schema.json"
 # The database's limits, which the schema states; a game's own rules may narrow them.
 MAX_SEATS = 6
@@ -48,7 +51,7 @@ Path = tuple[str | int, ...]
 
 @cache
 def schema() -> dict[str, Any]:
-    """The JSON Schema of format version 1, as shipped beside this module."""
+    """The JSON Schema of the format (versions 1 and 2), as shipped beside this module."""
     text = resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
     return json.loads(text)
 
@@ -337,9 +340,10 @@ def seat_message(field: str, players: int) -> str:
     return _("the dealer must be a seat from 0 to %(last)d.", last=last)
 
 
-def count_problems(data: Any) -> list[str]:
+def count_problems(data: Any, first_game: int = 0) -> list[str]:
     """The lists of the file longer than the schema allows, counted before anything else is
-    read (each too long a list is one sentence)."""
+    read (each too long a list is one sentence); ``data["games"]`` may be a part of the
+    file's games, the first of them its game number ``first_game + 1``."""
     problems = []
     players, games = data.get("players"), data.get("games")
     if isinstance(players, list) and len(players) > MAX_PLAYERS:
@@ -362,7 +366,7 @@ def count_problems(data: Any) -> list[str]:
         )
     if problems or not isinstance(games, list):
         return problems
-    for number, game in enumerate(games, start=1):
+    for number, game in enumerate(games, start=first_game + 1):
         if not isinstance(game, Mapping):
             continue
         rounds, history = game.get("rounds"), game.get("history")
@@ -484,8 +488,22 @@ class _Limits:
         return self.known[index]
 
 
-def _describe(path: Path, limits: _Limits, kind: str) -> str:
-    """The sentence for the record or key at ``path``, with its place."""
+def _describe(path: Path, limits: _Limits, kind: str, shift: int = 0) -> str:
+    """The sentence for the record or key at ``path``, with its place (the games listed are
+    the file's from its game number ``shift + 1``)."""
+    if len(path) > 1 and path[0] == "games" and isinstance(path[1], int):
+        index = path[1]
+        place = game_place(index + 1 + shift)
+        match path[2:]:
+            case ():
+                return located(place, _("not a game record."))
+            case ("rounds", int(round_number), *rest):
+                where = round_place(place, round_number + 1)
+                return located(where, _describe_round(rest, *limits.of(index)))
+            case ("history", int(entry), "before" | "after" as side, *_):
+                return located(history_place(place, entry + 1), state_message(side))
+            case rest:
+                return located(place, _describe_game(list(rest), *limits.of(index), kind))
     match path:
         case ("players",):
             return _("the list of players is missing.")
@@ -497,15 +515,6 @@ def _describe(path: Path, limits: _Limits, kind: str) -> str:
             return located(player_place(number + 1), _("the name must have 1 to 40 characters."))
         case ("players", int(number), *_):
             return located(player_place(number + 1), _("the date is not valid."))
-        case ("games", int(number)):
-            return located(game_place(number + 1), _("not a game record."))
-        case ("games", int(number), "rounds", int(round_number), *rest):
-            where = round_place(game_place(number + 1), round_number + 1)
-            return located(where, _describe_round(rest, *limits.of(number)))
-        case ("games", int(number), "history", int(entry), "before" | "after" as side, *_):
-            return located(history_place(game_place(number + 1), entry + 1), state_message(side))
-        case ("games", int(number), *rest):
-            return located(game_place(number + 1), _describe_game(rest, *limits.of(number), kind))
     return _not_valid(".".join(str(key) for key in path) or "file")
 
 
@@ -539,18 +548,24 @@ def _describe_round(path: list[str | int], players: int, top: int) -> str:
     return _not_valid(".".join(str(key) for key in path))
 
 
-def shape_problems(data: Any) -> list[str]:
+def shape_problems(data: Any, first_game: int = 0) -> list[str]:
     """Every way the file breaks the schema, one sentence each, in the file's order.
 
     Lists longer than the schema allows are reported alone, before any record is read; of
-    the other errors the first :data:`MAX_ERRORS_READ` are described.
+    the other errors the first :data:`MAX_ERRORS_READ` are described. ``data["games"]`` may
+    be a part of the file's games (read a few at a time), the first its number
+    ``first_game + 1``.
     """
-    if isinstance(data, Mapping) and (too_many := count_problems(data)):
+    if isinstance(data, Mapping) and (too_many := count_problems(data, first_game)):
         return too_many
     if quick_check()(data):
         return []
     limits = _Limits(data)
     found = islice(validator().iter_errors(data), MAX_ERRORS_READ)
     errors = sorted(found, key=_document_order)
-    sentences = (_describe(path, limits, kind) for error in errors for path, kind in _paths(error))
+    sentences = (
+        _describe(path, limits, kind, first_game)
+        for error in errors
+        for path, kind in _paths(error)
+    )
     return list(dict.fromkeys(sentences))

@@ -1,10 +1,20 @@
 """Past games: the filtered list, a game's page (sheet, chart, rules, history), replay,
 exports, and the whole-instance backup and restore."""
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, current_app, flash, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    redirect,
+    request,
+    stream_with_context,
+    url_for,
+)
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .. import exchange, queries, records, rules
@@ -83,7 +93,7 @@ def game(game_id: int) -> Response:
         **context,
         rules_details=messages.rules_details(game_rules),
         chart=charts.running_totals_chart(sheet, names, game_rules.round_count),
-        history=history_words.history_items(context["game"].changes, names),
+        history=history_words.game_history(context["game"], names),
     )
 
 
@@ -121,7 +131,8 @@ def replay(game_id: int) -> Response:
     return render("history/replay.html", "history/_replay.html", status, **context)
 
 
-def download(body: str, mimetype: str, filename: str) -> Response:
+def download(body: str | Iterator[str], mimetype: str, filename: str) -> Response:
+    """A file to save; ``body`` may come in pieces (a backup is written as it is sent)."""
     response = Response(body, mimetype=mimetype)
     response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     response.headers["Cache-Control"] = "no-store"
@@ -155,7 +166,9 @@ def backup() -> Response:
 @bp.get("/backup.json")
 def backup_download() -> Response:
     today = datetime.now(UTC).date()
-    return download(exchange.backup_json(), "application/json", f"wizard-backup-{today}.json")
+    # Sent as it is written, a few games at a time: a club's backup is never held whole.
+    body = stream_with_context(exchange.backup_chunks())
+    return download(body, "application/json", f"wizard-backup-{today}.json")
 
 
 @bp.post("/restore")
@@ -164,7 +177,8 @@ def restore() -> Response:
     if not form.validate_on_submit():
         return render("history/backup.html", None, 422, form=form, result=None)
     try:
-        result = exchange.import_file(form.backup.data.read())
+        # The upload (spooled to a file when large) is read one game at a time.
+        result = exchange.import_file(form.backup.data.stream)
     except exchange.ImportProblem as problem:
         form.backup.errors = list(problem.problems)
         return render("history/backup.html", None, 422, form=form, result=None)

@@ -17,10 +17,11 @@ from typing import Any
 from flask_babel import format_datetime, format_time, to_user_timezone
 
 from .. import rules
+from ..changes import FullChange, full_history
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import ngettext, pgettext
-from ..models import Change, ChangeAction, GameStatus
+from ..models import Change, ChangeAction, Game, GameStatus
 from . import messages
 from .formats import names_list
 
@@ -110,8 +111,18 @@ class HistoryItem:
         )
 
 
-def history_items(changes: Sequence[Change], names: Sequence[str]) -> list[HistoryItem]:
-    """The game's history newest first, the steps of each round folded (see HistoryItem)."""
+def game_history(game: Game, names: Sequence[str]) -> list[HistoryItem]:
+    """The game's history as the game page shows it: each change with its whole before and
+    after (a change stores only what it touched; the rest is read off the game)."""
+    return history_items(full_history(game), names)
+
+
+def history_items(
+    changes: Sequence[Change | FullChange], names: Sequence[str]
+) -> list[HistoryItem]:
+    """The game's history newest first, the steps of each round folded (see HistoryItem).
+
+    Each change's before and after must be whole (:func:`game_history` gives them so)."""
     undone = {
         change.after.get("undoes")
         for change in changes
@@ -165,7 +176,7 @@ def steps_summary(actions: Iterable[str]) -> str:
     return ", ".join(words)
 
 
-def describe(change: Change, names: Sequence[str]) -> str:
+def describe(change: Change | FullChange, names: Sequence[str]) -> str:
     """One change as a short sentence that names the players, never the stored fields."""
     try:
         text = _DESCRIBE[change.action](change, names) if change.action in _DESCRIBE else None
@@ -201,7 +212,7 @@ def _rounds(state: Any) -> dict[int, Mapping[str, Any]]:
     }
 
 
-def _round_pair(change: Change) -> tuple[int, Mapping[str, Any], Mapping[str, Any]]:
+def _round_pair(change: Change | FullChange) -> tuple[int, Mapping[str, Any], Mapping[str, Any]]:
     """The changed round's number and its snapshot before and after the change."""
     before, after = _rounds(change.before), _rounds(change.after)
     number = change.round_number
@@ -246,7 +257,7 @@ def _trump(snapshot: Mapping[str, Any]) -> str:
 # --- one sentence per action ---------------------------------------------------------------
 
 
-def _create_game(change: Change, names: Sequence[str]) -> str:
+def _create_game(change: Change | FullChange, names: Sequence[str]) -> str:
     after = change.after or {}
     players = after.get("players")
     shown = [str(name) for name in players] if isinstance(players, list) else list(names)
@@ -260,12 +271,12 @@ def _create_game(change: Change, names: Sequence[str]) -> str:
     return _("Game started: %(players)s", players=names_list(shown))
 
 
-def _set_trump(change: Change, names: Sequence[str]) -> str:
+def _set_trump(change: Change | FullChange, names: Sequence[str]) -> str:
     number, _was, now = _round_pair(change)
     return _("Trump for round %(number)d: %(trump)s", number=number, trump=_trump(now))
 
 
-def _werewolf(change: Change, names: Sequence[str]) -> str:
+def _werewolf(change: Change | FullChange, names: Sequence[str]) -> str:
     number, _was, now = _round_pair(change)
     return _(
         "Werewolf in round %(number)d: the trump is now %(trump)s",
@@ -274,7 +285,7 @@ def _werewolf(change: Change, names: Sequence[str]) -> str:
     )
 
 
-def _change_dealer(change: Change, names: Sequence[str]) -> str:
+def _change_dealer(change: Change | FullChange, names: Sequence[str]) -> str:
     number, _was, now = _round_pair(change)
     return _(
         "Dealer of round %(number)d changed to %(name)s",
@@ -283,7 +294,7 @@ def _change_dealer(change: Change, names: Sequence[str]) -> str:
     )
 
 
-def _bid(change: Change, names: Sequence[str]) -> str | None:
+def _bid(change: Change | FullChange, names: Sequence[str]) -> str | None:
     number, was, now = _round_pair(change)
     made = [(seat, bid) for seat, _old, bid in _seat_changes(was, now, "bids") if bid is not None]
     if len(made) != 1:
@@ -297,13 +308,13 @@ def _bid(change: Change, names: Sequence[str]) -> str | None:
     )
 
 
-def _bids(change: Change, names: Sequence[str]) -> str:
+def _bids(change: Change | FullChange, names: Sequence[str]) -> str:
     # No values: with secret bids they stay hidden until the round is scored (the sheet).
     number, _was, _now = _round_pair(change)
     return _("Everyone's bids entered for round %(number)d", number=number)
 
 
-def _take_back_bid(change: Change, names: Sequence[str]) -> str | None:
+def _take_back_bid(change: Change | FullChange, names: Sequence[str]) -> str | None:
     number, was, now = _round_pair(change)
     taken = [seat for seat, old, new in _seat_changes(was, now, "bids") if new is None]
     if len(taken) != 1:
@@ -315,7 +326,7 @@ def _take_back_bid(change: Change, names: Sequence[str]) -> str | None:
     )
 
 
-def _record_round(change: Change, names: Sequence[str]) -> str:
+def _record_round(change: Change | FullChange, names: Sequence[str]) -> str:
     number, _was, _now = _round_pair(change)
     before, after = change.before or {}, change.after or {}
     if before.get("status") != after.get("status") == GameStatus.FINISHED:
@@ -323,7 +334,7 @@ def _record_round(change: Change, names: Sequence[str]) -> str:
     return _("Round %(number)d recorded", number=number)
 
 
-def _edit_round(change: Change, names: Sequence[str]) -> str | None:
+def _edit_round(change: Change | FullChange, names: Sequence[str]) -> str | None:
     number, was, now = _round_pair(change)
     if not was or not now:
         return None
@@ -394,7 +405,7 @@ def correction_parts(
     return parts
 
 
-def _undo(change: Change, names: Sequence[str]) -> str:
+def _undo(change: Change | FullChange, names: Sequence[str]) -> str:
     undone = (change.after or {}).get("undone_action")
     what = action_label(undone) if isinstance(undone, str) else _("a change")
     if change.round_number is not None:
@@ -402,16 +413,16 @@ def _undo(change: Change, names: Sequence[str]) -> str:
     return _("Undone: %(what)s", what=what)
 
 
-def _edit_plan(change: Change, names: Sequence[str]) -> str:
+def _edit_plan(change: Change | FullChange, names: Sequence[str]) -> str:
     plan = (change.after or {})["plan"]
     return _("Round plan changed: %(sizes)s cards", sizes=", ".join(str(n) for n in plan))
 
 
-def _abandon(change: Change, names: Sequence[str]) -> str:
+def _abandon(change: Change | FullChange, names: Sequence[str]) -> str:
     return _("Game abandoned")
 
 
-_DESCRIBE: dict[ChangeAction, Callable[[Change, Sequence[str]], str | None]] = {
+_DESCRIBE: dict[ChangeAction, Callable[[Change | FullChange, Sequence[str]], str | None]] = {
     ChangeAction.CREATE_GAME: _create_game,
     ChangeAction.SET_TRUMP: _set_trump,
     ChangeAction.WEREWOLF: _werewolf,
