@@ -362,3 +362,63 @@ class AccessSession(db.Model):
     token: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
     pass_mark: Mapped[str] = mapped_column(sa.String(64))
     created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+
+
+class Ladder(db.Model):
+    """One stored run of the club ladder: ratings over the finished games started at or after
+    ``starts_at`` (every finished game when it is NULL), kept by :mod:`scorekeeper.ratings`.
+
+    Derived data, like the seat results: ``model`` names the rating model it was computed
+    with (another model means computing again), and ``generation`` goes up with every write,
+    so two pages computing at once cannot mix their rows."""
+
+    __tablename__ = "ladders"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # The season and its first moment in one string ("all", "year:2025-01-01T00:00:00+00:00").
+    key: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    season: Mapped[str] = mapped_column(sa.String(8))
+    starts_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    model: Mapped[str] = mapped_column(sa.String(200))
+    generation: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+
+
+class LadderGame(db.Model):
+    """A finished game as a ladder rated it: its version and the moment it is ordered by.
+
+    ``game_id`` is deliberately no foreign key: a deleted game must leave its row behind, so
+    the next refresh sees that the ratings after it are stale."""
+
+    __tablename__ = "ladder_games"
+
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE"), primary_key=True
+    )
+    game_id: Mapped[int] = mapped_column(primary_key=True)
+    # The game's place in the ladder's order (0, 1, 2 …): by played_at, then game id.
+    seq: Mapped[int]
+    version: Mapped[int]
+    played_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True))
+
+    __table_args__ = (sa.UniqueConstraint("ladder_id", "seq"),)
+
+
+class LadderRating(db.Model):
+    """A player's place in one rated game and their rating after it (a snapshot)."""
+
+    __tablename__ = "ladder_ratings"
+
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE"), primary_key=True
+    )
+    game_id: Mapped[int] = mapped_column(primary_key=True)
+    # No foreign key either: the ladder keeps a merged or deleted player's rows until the
+    # games change (a join with the roster leaves them out of every page).
+    player_id: Mapped[int] = mapped_column(primary_key=True)
+    seq: Mapped[int]
+    place: Mapped[int] = mapped_column(sa.SmallInteger)
+    mu: Mapped[float] = mapped_column(sa.Float)
+    sigma: Mapped[float] = mapped_column(sa.Float)
+
+    __table_args__ = (sa.Index("ix_ladder_ratings_player", "ladder_id", "player_id", "seq"),)

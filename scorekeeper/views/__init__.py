@@ -3,7 +3,7 @@
 from flask import Flask
 
 from .. import templating
-from . import access, history, live, main, play, players, setup
+from . import access, history, ladder, live, main, play, players, setup
 
 
 def register(app: Flask) -> None:
@@ -15,4 +15,5 @@ def register(app: Flask) -> None:
     app.register_blueprint(setup.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(ladder.bp)
     app.register_blueprint(live.bp)

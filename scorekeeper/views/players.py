@@ -5,8 +5,9 @@ from typing import Any
 from flask import Blueprint, Response, request
 from flask_babel import get_timezone
 
-from .. import queries
+from .. import queries, ratings
 from ..forms.history import PeriodFilter
+from ..reports.ladder import rating_chart
 from .rendering import render
 
 bp = Blueprint("players", __name__, url_prefix="/players")
@@ -21,7 +22,12 @@ def index() -> Response:
 def player(player_id: int) -> Response:
     found = queries.load_player(player_id)
     form = PeriodFilter(formdata=request.args)
-    context: dict[str, Any] = {"player": found, "form": form, "stats": None}
+    context: dict[str, Any] = {
+        "player": found,
+        "form": form,
+        "stats": None,
+        "rating_chart": rating_chart(ratings.rating_history(found.id)),
+    }
     if not form.validate():
         return render("players/player.html", "players/_stats.html", 422, **context)
     conditions = queries.period_conditions(form.date_from.data, form.date_to.data, get_timezone())

@@ -1,0 +1,406 @@
+"""The club ladder: ratings after each finished game, stored, and the pages' reads of them.
+
+A ladder (:class:`~scorekeeper.models.Ladder`) is one season: the finished games started at
+or after a moment (every finished game for "all time"), in the order they were played
+(finished, then game id). For each of them it keeps the game's version
+(:class:`~scorekeeper.models.LadderGame`) and each player's place and rating after it
+(:class:`~scorekeeper.models.LadderRating`), computed by :func:`reports.ladder.rate_games`.
+
+:func:`refresh` compares, in one query, the finished games of the season with the games the
+ladder rated: a game that is new, changed (another version), moved in the order, or no
+longer finished marks the first game whose ratings may differ. The ratings before it stay;
+those from it on are computed again, from the stored ratings just before it. When nothing
+changed a page costs that one query: ratings are never computed per request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from . import results
+from .extensions import db
+from .models import (
+    Game,
+    GameStatus,
+    Ladder,
+    LadderGame,
+    LadderRating,
+    Player,
+    SeatResult,
+    sqlite_write_lock,
+)
+from .reports import ladder as rating
+from .reports import stats
+
+ALL_TIME = "all"
+# Part of every stored ladder's key: ratings of another model or release are not read.
+MODEL_TAG = hashlib.sha256(rating.MODEL.encode()).hexdigest()[:8]
+# Ladders of a season that starts earlier than this before the one asked for are from an
+# earlier day or year: dropped. Viewers in other time zones (at most 26 hours apart) keep theirs.
+KEEP_STARTS_WITHIN = timedelta(days=2)
+
+
+def played_at() -> Any:
+    """The moment a game is ordered by on the ladder: when it finished (when it started, for
+    a game that has no finishing time)."""
+    return sa.func.coalesce(Game.finished_at, Game.created_at, type_=sa.DateTime(timezone=True))
+
+
+def finished_games(starts_at: datetime | None) -> sa.Select:
+    """The season's games: finished, started at or after ``starts_at`` (a UTC moment)."""
+    query = sa.select(
+        Game.id.label("game_id"), Game.version.label("version"), played_at().label("played_at")
+    ).where(Game.status == GameStatus.FINISHED)
+    if starts_at is not None:
+        query = query.where(Game.created_at >= starts_at)
+    return query
+
+
+def ladder_key(season: str, starts_at: datetime | None) -> str:
+    """The stored ladder's name: the season, the rating model, the season's first moment."""
+    key = f"{season}:{MODEL_TAG}"
+    return key if starts_at is None else f"{key}:{starts_at.isoformat()}"
+
+
+def _ladder_id(key: str) -> Any:
+    return sa.select(Ladder.id).where(Ladder.key == key).scalar_subquery()
+
+
+# --- keeping the ratings current -----------------------------------------------------------
+
+
+def first_change(session: Session, key: str, starts_at: datetime | None) -> Any:
+    """The (played_at, game_id) of the earliest game whose stored ratings may be wrong, or
+    ``None`` when the ladder is current (or there is none and no game to rate): one query,
+    whatever the number of games."""
+    ladder_id = _ladder_id(key)
+    season = finished_games(starts_at).subquery()
+    rated = sa.orm.aliased(LadderGame)
+    new_or_changed = (
+        sa.select(season.c.played_at, season.c.game_id)
+        .outerjoin(
+            rated,
+            sa.and_(
+                rated.ladder_id == ladder_id,
+                rated.game_id == season.c.game_id,
+                rated.version == season.c.version,
+                rated.played_at == season.c.played_at,
+            ),
+        )
+        .where(rated.game_id.is_(None))
+    )
+    still = sa.select(season.c.game_id).where(
+        season.c.game_id == LadderGame.game_id,
+        season.c.version == LadderGame.version,
+        season.c.played_at == LadderGame.played_at,
+    )
+    gone = sa.select(LadderGame.played_at, LadderGame.game_id).where(
+        LadderGame.ladder_id == ladder_id, ~still.exists()
+    )
+    either = sa.union_all(new_or_changed, gone).subquery()
+    return session.execute(
+        sa.select(either.c.played_at, either.c.game_id)
+        .order_by(either.c.played_at, either.c.game_id)
+        .limit(1)
+    ).first()
+
+
+def _from(column_at: Any, column_id: Any, first: Any) -> Any:
+    """Games at or after ``first`` in the ladder's order."""
+    return sa.or_(
+        column_at > first.played_at,
+        sa.and_(column_at == first.played_at, column_id >= first.game_id),
+    )
+
+
+def _ladder(session: Session, season: str, starts_at: datetime | None) -> Ladder:
+    """The stored ladder of this season (made when missing; older ones of the season and
+    those of another rating model dropped)."""
+    key = ladder_key(season, starts_at)
+    found = session.scalar(sa.select(Ladder).where(Ladder.key == key))
+    if found is not None:
+        return found
+    with sqlite_write_lock():
+        session.rollback()
+        session.execute(sa.delete(Ladder).where(Ladder.model != rating.MODEL))
+        if starts_at is not None:
+            session.execute(
+                sa.delete(Ladder).where(
+                    Ladder.season == season, Ladder.starts_at < starts_at - KEEP_STARTS_WITHIN
+                )
+            )
+        if session.scalar(sa.select(Ladder).where(Ladder.key == key)) is None:
+            session.add(Ladder(key=key, season=season, starts_at=starts_at, model=rating.MODEL))
+        try:
+            session.commit()
+        except sa.exc.IntegrityError:
+            session.rollback()  # made by another page at the same moment
+    return session.scalars(sa.select(Ladder).where(Ladder.key == key)).one()
+
+
+def refresh(season: str, starts_at: datetime | None) -> None:
+    """Make the stored ladder of this season current: the seat results of its games first,
+    then the ratings from the first changed game on. Runs in sessions of its own (end the
+    caller's snapshot afterwards to read what it stored)."""
+    results.refresh(finished_games(starts_at).with_only_columns(Game.id))
+    with Session(db.engine) as session:
+        ladder = _ladder(session, season, starts_at)
+        ladder_id, generation = ladder.id, ladder.generation
+        first = first_change(session, ladder.key, starts_at)
+        if first is not None:
+            rows = _rate_from(session, ladder_id, starts_at, first)
+            session.rollback()
+            _store(session, ladder_id, generation, *rows)
+
+
+def current_ladder(season: str, starts_at: datetime | None) -> str:
+    """The key of the season's ladder, made current first when it is not, for reads in the
+    caller's session. When it is current (its games rated at their present versions, whose
+    seat results are then current too) this costs one query."""
+    key = ladder_key(season, starts_at)
+    if first_change(db.session, key, starts_at) is not None:
+        refresh(season, starts_at)
+        db.session.rollback()
+    return key
+
+
+def _rate_from(
+    session: Session, ladder_id: int, starts_at: datetime | None, first: Any
+) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ladder's rows from ``first`` on: how many rated games come before it, and the
+    rows of the games and of the ratings from it on (read in one snapshot)."""
+    kept = (
+        session.scalar(
+            sa.select(sa.func.count()).where(
+                LadderGame.ladder_id == ladder_id,
+                ~_from(LadderGame.played_at, LadderGame.game_id, first),
+            )
+        )
+        or 0
+    )
+    latest = (
+        sa.select(LadderRating.player_id, sa.func.max(LadderRating.seq).label("seq"))
+        .where(LadderRating.ladder_id == ladder_id, LadderRating.seq < kept)
+        .group_by(LadderRating.player_id)
+        .subquery()
+    )
+    before = {
+        player_id: rating.Rating(mu, sigma)
+        for player_id, mu, sigma in session.execute(
+            sa.select(LadderRating.player_id, LadderRating.mu, LadderRating.sigma).join(
+                latest,
+                sa.and_(
+                    LadderRating.ladder_id == ladder_id,
+                    LadderRating.player_id == latest.c.player_id,
+                    LadderRating.seq == latest.c.seq,
+                ),
+            )
+        )
+    }
+    season = finished_games(starts_at).subquery()
+    seats = session.execute(
+        sa.select(
+            season.c.game_id,
+            season.c.version,
+            season.c.played_at,
+            SeatResult.player_id,
+            SeatResult.total,
+        )
+        .join(
+            SeatResult,
+            sa.and_(
+                SeatResult.game_id == season.c.game_id, SeatResult.version == season.c.version
+            ),
+        )
+        .where(_from(season.c.played_at, season.c.game_id, first))
+        .order_by(season.c.played_at, season.c.game_id, SeatResult.seat)
+    ).all()
+    games = list(_games(seats))
+    game_rows = []
+    rating_rows = []
+    rated = rating.rate_games((finish for _, finish in games), before)
+    for seq, ((row, _), (game_id, finishes)) in enumerate(zip(games, rated, strict=True), kept):
+        game_rows.append(
+            {
+                "ladder_id": ladder_id,
+                "game_id": game_id,
+                "seq": seq,
+                "version": row.version,
+                "played_at": row.played_at,
+            }
+        )
+        rating_rows.extend(
+            {
+                "ladder_id": ladder_id,
+                "game_id": game_id,
+                "player_id": finish.player_id,
+                "seq": seq,
+                "place": finish.place,
+                "mu": finish.rating.mu,
+                "sigma": finish.rating.sigma,
+            }
+            for finish in finishes
+        )
+    return kept, game_rows, rating_rows
+
+
+def _games(seats: Sequence[Any]) -> Iterator[tuple[Any, rating.GameFinish]]:
+    """Seat rows (in game order, then seat order) grouped by game, with places."""
+    by_game: dict[int, list[Any]] = defaultdict(list)
+    for row in seats:
+        by_game[row.game_id].append(row)
+    for rows in by_game.values():
+        places = rating.places([row.total for row in rows])
+        finishes = tuple(
+            rating.Finish(row.player_id, place) for row, place in zip(rows, places, strict=True)
+        )
+        yield rows[0], rating.GameFinish(rows[0].game_id, finishes)
+
+
+def _store(
+    session: Session,
+    ladder_id: int,
+    generation: int,
+    kept: int,
+    game_rows: list[dict[str, Any]],
+    rating_rows: list[dict[str, Any]],
+) -> None:
+    """Replace the ladder's rows from ``kept`` on, unless another page wrote the ladder since
+    ``generation`` was read (then the next page finds what is still stale)."""
+    with sqlite_write_lock():
+        try:
+            claimed = session.execute(
+                sa.update(Ladder)
+                .where(Ladder.id == ladder_id, Ladder.generation == generation)
+                .values(generation=generation + 1)
+            )
+            if claimed.rowcount != 1:
+                session.rollback()
+                return
+            for table in (LadderRating, LadderGame):
+                session.execute(
+                    sa.delete(table).where(table.ladder_id == ladder_id, table.seq >= kept)
+                )
+            if game_rows:
+                session.execute(sa.insert(LadderGame), game_rows)
+                session.execute(sa.insert(LadderRating), rating_rows)
+            session.commit()
+        except (sa.exc.IntegrityError, sa.exc.OperationalError):
+            session.rollback()
+
+
+# --- reads for the pages -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player on the ladder: rating after their last game of the season, and figures."""
+
+    player_id: int
+    name: str
+    rating: rating.Rating
+    games: int
+    wins: int
+    place_sum: int
+    bids: stats.Rate
+
+    @property
+    def average_place(self) -> float:
+        return self.place_sum / self.games
+
+
+@dataclass(frozen=True)
+class LadderTable:
+    """The ladder of a season: the ranked players, best first, and those with fewer games."""
+
+    ranked: tuple[Standing, ...]
+    unranked: tuple[Standing, ...]
+    min_games: int
+
+
+def standings(season: str, starts_at: datetime | None, min_games: int) -> LadderTable:
+    """The ladder of the season starting at ``starts_at`` (``None``: all time), players with
+    at least ``min_games`` games ranked by rating: a fixed number of queries."""
+    ladder_id = _ladder_id(current_ladder(season, starts_at))
+    mine = (
+        sa.select(
+            LadderRating.player_id,
+            sa.func.count().label("games"),
+            sa.func.sum(LadderRating.place).label("place_sum"),
+            sa.func.max(LadderRating.seq).label("last"),
+            sa.func.sum(sa.case((SeatResult.winner, 1), else_=0)).label("wins"),
+            sa.func.sum(SeatResult.bids).label("bids"),
+            sa.func.sum(SeatResult.hits).label("hits"),
+        )
+        .join(
+            SeatResult,
+            sa.and_(
+                SeatResult.game_id == LadderRating.game_id,
+                SeatResult.player_id == LadderRating.player_id,
+            ),
+        )
+        .where(LadderRating.ladder_id == ladder_id)
+        .group_by(LadderRating.player_id)
+        .subquery()
+    )
+    rows = db.session.execute(
+        sa.select(mine, Player.name, LadderRating.mu, LadderRating.sigma)
+        .join(Player, Player.id == mine.c.player_id)
+        .join(
+            LadderRating,
+            sa.and_(
+                LadderRating.ladder_id == ladder_id,
+                LadderRating.player_id == mine.c.player_id,
+                LadderRating.seq == mine.c.last,
+            ),
+        )
+    ).all()
+    players = sorted(
+        (
+            Standing(
+                player_id=row.player_id,
+                name=row.name,
+                rating=rating.Rating(row.mu, row.sigma),
+                games=int(row.games),
+                wins=int(row.wins),
+                place_sum=int(row.place_sum),
+                bids=stats.Rate(int(row.hits), int(row.bids)),
+            )
+            for row in rows
+        ),
+        key=lambda s: (-s.rating.ordinal, -s.rating.mu, s.name.casefold(), s.player_id),
+    )
+    return LadderTable(
+        ranked=tuple(s for s in players if s.games >= min_games),
+        unranked=tuple(s for s in players if s.games < min_games),
+        min_games=min_games,
+    )
+
+
+def rating_history(player_id: int) -> list[rating.RatingPoint]:
+    """The player's all-time rating after each of their finished games, oldest first."""
+    ladder_id = _ladder_id(current_ladder(ALL_TIME, None))
+    rows = db.session.execute(
+        sa.select(LadderGame.played_at, LadderRating.mu, LadderRating.sigma)
+        .join(
+            LadderGame,
+            sa.and_(
+                LadderGame.ladder_id == LadderRating.ladder_id,
+                LadderGame.game_id == LadderRating.game_id,
+            ),
+        )
+        .where(LadderRating.ladder_id == ladder_id, LadderRating.player_id == player_id)
+        .order_by(LadderRating.seq)
+    ).all()
+    return [
+        rating.RatingPoint(number, row.played_at, rating.Rating(row.mu, row.sigma).ordinal)
+        for number, row in enumerate(rows, start=1)
+    ]
