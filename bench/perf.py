@@ -8,27 +8,37 @@ connections) measures requests per second of every page in two interleaved passe
 is printed as a ratio to /healthz, and /healthz as a ratio to the bare app. Then the bytes on
 the wire as a browser asks for them (`Accept-Encoding: gzip, br`, response headers
 included): the first load of home, a table step and a score sheet (the page, its stylesheet,
-scripts and icon) and an htmx swap. Ends with a summary line; a JSON copy goes to
-bench/results/ (git-ignored). Run from the project root:
+scripts and icon) and an htmx swap. Then Lighthouse 12 in its mobile default (simulated
+throttling) on seven pages and on a static ~4 KB page served from another loopback port of
+the same host by a tiny http.server: each page's scores and its largest contentful paint as a
+ratio to the static page's, each the run with the median LCP of --lighthouse-runs runs taken
+in turn. Lighthouse needs Node (18.20 or later) and Chromium; without them that part is
+skipped and says why. Ends with a summary line; a JSON copy goes to bench/results/
+(git-ignored). Run from the project root:
 
     .venv/bin/python bench/perf.py [--seconds 5] [--games 2000] [--players 30]
     .venv/bin/python bench/perf.py --database-url postgresql+psycopg://user:pass@127.0.0.1/db
 
 With --database-url the seed goes into a private schema of that database, dropped at the end.
-It is not part of the test suite; it needs `wrk` (`apt-get install wrk`).
+It is not part of the test suite; it needs `wrk` (`apt-get install wrk`). Lighthouse is pinned
+in bench/lighthouse/package-lock.json and installed there with `npm ci` when missing.
 """
 
 import argparse
+import functools
 import gzip
 import http.client
+import http.server
 import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +62,25 @@ KB = 1024
 FIRST_LOAD_BUDGET = 30 * KB
 SWAP_BUDGET = 3 * KB
 HEALTHZ_TARGET = 0.8  # /healthz against the bare app
+
+LIGHTHOUSE = ROOT / "bench" / "lighthouse"
+LIGHTHOUSE_PAGES = (
+    "home",
+    "setup /games/new",
+    "table step (bids, 4 players)",
+    "score sheet (3 players, 20 rounds)",
+    "games list",
+    "a game's page",
+    "a player's page",
+)
+STATIC_PAGE = "static 4 KB page"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+SCORED = CATEGORIES[:3]  # the target: 100 in each; seo is printed alongside
+LCP_TARGET = 1.1  # largest contentful paint against the static page's
+CHROME_FLAGS = (
+    "--headless=new --no-sandbox --disable-gpu --disable-background-networking "
+    "--disable-component-update --disable-sync --no-first-run"
+)
 
 BARE_APP = """
 import os
@@ -219,7 +248,7 @@ def first_load(port: int, path: str) -> dict:
 
 def wrk(port: int, path: str, seconds: float, headers: dict[str, str]) -> tuple[float, int]:
     """Requests per second over 16 connections, and how many answers were not 2xx/3xx."""
-    command = ["wrk", "-t2", "-c16", f"-d{seconds}s"]
+    command = ["wrk", "-t2", "-c16", f"-d{seconds:g}s"]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     output = subprocess.run(
@@ -233,6 +262,191 @@ def wrk(port: int, path: str, seconds: float, headers: dict[str, str]) -> tuple[
     return rate, int(failed.group(1)) if failed else 0
 
 
+def static_page() -> bytes:
+    """Exactly 4 KB of HTML that needs nothing else: text, a little inline style, the head a
+    phone page has (language, viewport, description, an inline icon so no favicon request)."""
+    head = (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>Static page</title>\n"
+        '<meta name="description" content="A static page of about 4 KB for comparison.">\n'
+        '<link rel="icon" href="data:,">\n'
+        "<style>body{font-family:system-ui,sans-serif;margin:0 auto;max-width:40rem;"
+        "padding:1rem;line-height:1.5;color:#222;background:#fff}h1{font-size:1.5rem}</style>\n"
+        "</head>\n<body>\n<main>\n<h1>A static page</h1>\n"
+    )
+    tail = "</main>\n</body>\n</html>\n"
+    sentence = (
+        "Each round every player bids how many tricks they will take, and scores twenty "
+        "points and ten per trick when the bid is met, minus ten per trick it is missed by. "
+    )
+    room = 4 * KB - len(head) - len(tail)  # exactly 4 KB: whole paragraphs, then a last one
+    paragraphs = [f"<p>{sentence * 2}</p>\n"] * (room // (len(sentence) * 2 + 8))
+    rest = room - sum(map(len, paragraphs)) - len("<p></p>\n")
+    if rest > 0:
+        paragraphs.append(f"<p>{(sentence * 2)[:rest]}</p>\n")
+    return (head + "".join(paragraphs) + tail).encode()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args) -> None:
+        pass
+
+
+def serve_static(folder: Path) -> http.server.ThreadingHTTPServer:
+    """The static page at /static.html on a free loopback port, from a thread."""
+    folder.mkdir()
+    (folder / "static.html").write_bytes(static_page())
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def lighthouse_setup(runs: int) -> tuple[dict[str, str] | None, str]:
+    """The environment Lighthouse runs in, or None and why it is skipped. Installs the
+    pinned Lighthouse with `npm ci` when bench/lighthouse/node_modules lacks it."""
+    if runs <= 0:
+        return None, "--lighthouse-runs 0"
+    node = shutil.which("node")
+    if node is None:
+        return None, "Node is not installed"
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+    major, minor = (int(part) for part in re.findall(r"\d+", version)[:2])
+    if (major, minor) < (18, 20):
+        return None, f"Node {version.strip()} is older than Lighthouse 12 needs (18.20)"
+    chrome = os.environ.get("CHROME_PATH") or next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
+        None,
+    )
+    if chrome is None:
+        return None, "Chromium is not installed (apt-get install chromium) and no CHROME_PATH"
+    if not (LIGHTHOUSE / "node_modules" / "lighthouse" / "package.json").exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            return None, "Lighthouse is not installed in bench/lighthouse and npm is missing"
+        print("installing Lighthouse (npm ci in bench/lighthouse) ...", file=sys.stderr)
+        installed = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=LIGHTHOUSE,
+            capture_output=True,
+            text=True,
+        )
+        if installed.returncode != 0:
+            reason = (installed.stderr.strip().splitlines() or ["no output"])[-1]
+            return None, f"npm ci in bench/lighthouse failed: {reason}"
+    return {**os.environ, "CHROME_PATH": chrome}, ""
+
+
+def lighthouse(env: dict[str, str], url: str) -> dict:
+    """One Lighthouse run (mobile, simulated throttling): scores out of 100, the paint
+    metrics in milliseconds, the audits below full marks (not the metrics themselves) and
+    any request that left the loopback interface."""
+    command = [
+        shutil.which("node", path=env.get("PATH")) or "node",
+        str(LIGHTHOUSE / "node_modules" / "lighthouse" / "cli" / "index.js"),
+        url,
+        "--output=json",
+        "--output-path=stdout",
+        "--quiet",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={CHROME_FLAGS}",
+        "--disable-full-page-screenshot",
+    ]
+    # Its own process group, so that a run that hangs goes with the Chromium it started.
+    with subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as run:
+        try:
+            output, errors = run.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+            return {"error": "no answer within 180 s"}
+    if run.returncode != 0 or not output.startswith("{"):
+        lines = (errors.strip() or "no output").splitlines()
+        return {"error": f"exit {run.returncode}: {lines[-1]}"}
+    report = json.loads(output)
+    if report.get("runtimeError"):
+        return {"error": report["runtimeError"].get("code", "runtime error")}
+    audits = report["audits"]
+    weights = {
+        ref["id"]: ref["weight"]
+        for category in report["categories"].values()
+        for ref in category["auditRefs"]
+        if ref["weight"]
+    }
+    failed = {
+        name: weights.get(name, 0)
+        for name, audit in audits.items()
+        if audit["scoreDisplayMode"] == "error"
+    }
+    findings = {}
+    for category in report["categories"].values():
+        for ref in category["auditRefs"]:
+            audit = audits[ref["id"]]
+            if ref.get("group") == "metrics" or audit["score"] is None or audit["score"] >= 1:
+                continue
+            if audit["scoreDisplayMode"] in ("informative", "manual", "notApplicable"):
+                continue
+            findings[ref["id"]] = audit.get("displayValue") or audit["title"]
+    requested = [item["url"] for item in audits["network-requests"]["details"]["items"]]
+    return {
+        "version": report["lighthouseVersion"],
+        "form_factor": report["configSettings"]["formFactor"],
+        "throttling": report["configSettings"]["throttlingMethod"],
+        "scores": {
+            name: round(category["score"] * 100) if category["score"] is not None else None
+            for name, category in report["categories"].items()
+        },
+        "lcp_ms": audits["largest-contentful-paint"]["numericValue"],
+        "observed_lcp_ms": audits["metrics"]["details"]["items"][0].get(
+            "observedLargestContentfulPaint"
+        ),
+        "fcp_ms": audits["first-contentful-paint"]["numericValue"],
+        "tbt_ms": audits["total-blocking-time"]["numericValue"],
+        "cls": audits["cumulative-layout-shift"]["numericValue"],
+        "transfer_bytes": audits["total-byte-weight"]["numericValue"],
+        "findings": findings,
+        "audits_in_error": failed,  # id: its weight in a category (0: none)
+        "offsite": sorted(
+            {
+                address
+                for address in requested
+                if not re.match(r"(https?://(127\.0\.0\.1|localhost)[:/]|data:)", address)
+            }
+        ),
+    }
+
+
+def lighthouse_pages(env: dict[str, str], urls: dict[str, str], runs: int) -> dict:
+    """Every page `runs` times, one page after another in each pass; per page the run with
+    the median largest contentful paint, and all runs' paints."""
+    taken: dict[str, list[dict]] = {name: [] for name in urls}
+    for run in range(1, runs + 1):
+        print(f"Lighthouse pass {run} of {runs} ...", file=sys.stderr)
+        for name, url in urls.items():
+            taken[name].append(lighthouse(env, url))
+    chosen = {}
+    for name, results in taken.items():
+        good = sorted((r for r in results if "error" not in r), key=lambda r: r["lcp_ms"])
+        if not good:
+            chosen[name] = {"url": urls[name], "error": results[-1]["error"]}
+            continue
+        chosen[name] = {
+            "url": urls[name],
+            **good[(len(good) - 1) // 2],
+            "lcp_runs_ms": [r.get("lcp_ms") for r in results],
+            "failed_runs": [r["error"] for r in results if "error" in r],
+        }
+    return chosen
+
+
 def kb(size: float) -> str:
     return f"{size / KB:.1f} KB"
 
@@ -243,9 +457,13 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=5, help="length of one wrk run")
     parser.add_argument("--database-url", help="PostgreSQL (a private schema is used)")
+    parser.add_argument(
+        "--lighthouse-runs", type=int, default=3, help="Lighthouse runs per page (0 skips)"
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
+    lighthouse_env, skipped = lighthouse_setup(args.lighthouse_runs)
 
     folder = tempfile.mkdtemp(prefix="wizard-perf-")
     schema = None
@@ -260,6 +478,9 @@ def main() -> None:
         url = f"sqlite:///{Path(folder) / 'bench.sqlite'}"
         database = "SQLite"
     servers: list[subprocess.Popen] = []
+    static_server = None
+    static_bytes = 0
+    audits: dict[str, dict] = {}
     try:
         seed(url, args.games, args.players)
         if schema:
@@ -325,7 +546,19 @@ def main() -> None:
             )[3],
             "live board poll (htmx, 200)": fetch(app_port, live, ACCEPT | HTMX)[3],
         }
+
+        # Lighthouse after the load runs, with both servers idle.
+        if lighthouse_env is not None:
+            static_server = serve_static(Path(folder) / "static-page")
+            static_port = static_server.server_address[1]
+            urls = {name: f"http://127.0.0.1:{app_port}{pages[name]}" for name in LIGHTHOUSE_PAGES}
+            urls[STATIC_PAGE] = f"http://127.0.0.1:{static_port}/static.html"
+            static_bytes = len(fetch(static_port, "/static.html", ACCEPT)[2])
+            audits = lighthouse_pages(lighthouse_env, urls, args.lighthouse_runs)
     finally:
+        if static_server is not None:
+            static_server.shutdown()
+            static_server.server_close()
         for server in servers:
             server.terminate()
             server.wait(timeout=10)
@@ -379,12 +612,106 @@ def main() -> None:
         (held if verdict else missed).append(f"{name} {kb(size)}")
         print(f"  {name:<36}{kb(size):>9}  <= 3 KB {'ok' if verdict else 'MISSED'}")
 
+    lighthouse_summary = f"Lighthouse skipped ({skipped})"
+    if audits:
+        static = audits[STATIC_PAGE]
+        if "error" in static:
+            skipped = f"it failed on the static page: {static['error']}"
+            lighthouse_summary = f"Lighthouse skipped ({skipped})"
+            missed.append(f"Lighthouse {skipped}")
+            audits = {}
+    if audits:
+        static = audits[STATIC_PAGE]
+        base_lcp = static["lcp_ms"]
+        print(
+            f"\nLighthouse {static['version']}, {static['form_factor']}, {static['throttling']} "
+            f"throttling; median-LCP run of {args.lighthouse_runs}; static page "
+            f"{kb(static_bytes)} on another loopback port (http.server)"
+        )
+        print(
+            f"{'page':<36}{'perf':>5}{'a11y':>5}{'b-p':>5}{'seo':>5}{'LCP':>8}{'ratio':>8}"
+            f"{'FCP':>8}{'TBT':>6}{'CLS':>6}{'KB':>7}  targets"
+        )
+        for name, audit in audits.items():
+            if "error" in audit:
+                print(f"{name:<36}  Lighthouse failed: {audit['error']}")
+                missed.append(f"Lighthouse {name} failed")
+                continue
+            scores = audit["scores"]
+            audit["lcp_ratio"] = audit["lcp_ms"] / base_lcp
+            if name == STATIC_PAGE:
+                verdict = "(the base)"
+            else:
+                hundred = all(scores[category] == 100 for category in SCORED)
+                fast = audit["lcp_ratio"] <= LCP_TARGET
+                shown = "/".join(str(scores[category]) for category in SCORED)
+                (held if hundred else missed).append(f"Lighthouse {name} {shown}")
+                (held if fast else missed).append(
+                    f"Lighthouse {name} LCP {audit['lcp_ratio']:.2f}x static"
+                )
+                verdict = (
+                    f"100/100/100 {'ok' if hundred else 'MISSED'}, "
+                    f"LCP <= {LCP_TARGET}x {'ok' if fast else 'MISSED'}"
+                )
+            print(
+                f"{name:<36}"
+                + "".join(f"{scores.get(category, '-'):>5}" for category in CATEGORIES)
+                + f"{audit['lcp_ms'] / 1000:>7.2f}s{audit['lcp_ratio']:>7.2f}x"
+                f"{audit['fcp_ms'] / 1000:>7.2f}s{audit['tbt_ms']:>6.0f}{audit['cls']:>6.3f}"
+                f"{audit['transfer_bytes'] / KB:>7.1f}  {verdict}"
+            )
+        print(
+            "  LCP of every run: "
+            + "; ".join(
+                f"{name} "
+                + ", ".join(
+                    f"{lcp / 1000:.2f}" if lcp else "failed"
+                    for lcp in audit.get("lcp_runs_ms", [])
+                )
+                for name, audit in audits.items()
+            )
+        )
+        findings: dict[str, list[str]] = {}
+        in_error: dict[str, list[str]] = {}
+        for name in LIGHTHOUSE_PAGES:
+            for finding, value in audits[name].get("findings", {}).items():
+                findings.setdefault(f"{finding} ({value})", []).append(name)
+            for failed, weight in audits[name].get("audits_in_error", {}).items():
+                label = f"{failed} (weight {weight})" if weight else failed
+                in_error.setdefault(label, []).append(name)
+        print("audits below full marks on the app's pages (audit id (Lighthouse's value): pages):")
+        for finding, names in sorted(findings.items()):
+            print(f"  {finding}: {', '.join(names)}")
+        if not findings:
+            print("  none")
+        if in_error:
+            print("audits Lighthouse could not run (unweighted unless a weight is shown):")
+            for failed, names in sorted(in_error.items()):
+                every = len(names) == len(LIGHTHOUSE_PAGES)
+                print(f"  {failed}: {'all pages' if every else ', '.join(names)}")
+        offsite = sorted({url for audit in audits.values() for url in audit.get("offsite", [])})
+        if offsite:
+            print(f"requests off the loopback interface: {', '.join(offsite)}")
+        pages_only = [audits[name] for name in LIGHTHOUSE_PAGES if "error" not in audits[name]]
+        if pages_only:
+            lowest = {
+                category: min(audit["scores"][category] for audit in pages_only)
+                for category in CATEGORIES
+            }
+            slowest = max(pages_only, key=lambda audit: audit["lcp_ms"])
+            lighthouse_summary = (
+                "Lighthouse lowest "
+                + "/".join(str(lowest[c]) for c in CATEGORIES)
+                + f" (perf/a11y/b-p/seo), LCP max {slowest['lcp_ms'] / 1000:.2f} s = "
+                f"{slowest['lcp_ratio']:.2f}x static {base_lcp / 1000:.2f} s"
+            )
+
     worst_page = min((ratios[name], name) for name in TARGETS)
     print(
         f"\nsummary ({database}): {len(held)} of {len(held) + len(missed)} targets hold; "
         f"/healthz {ratios['/healthz']:.2f}x bare; slowest page {worst_page[1]} "
         f"{worst_page[0]:.3f}x; first load max {kb(max(x['total'] for x in loads.values()))}; "
-        f"swap max {kb(max(swaps.values()))}"
+        f"swap max {kb(max(swaps.values()))}; {lighthouse_summary}"
         + (f"; missed: {'; '.join(missed)}" if missed else "")
     )
 
@@ -400,6 +727,11 @@ def main() -> None:
         "ratios": ratios,
         "first_load_bytes": {name: load["total"] for name, load in loads.items()},
         "swap_bytes": swaps,
+        "lighthouse": (
+            {"runs": args.lighthouse_runs, "static_page_bytes": static_bytes, "pages": audits}
+            if audits
+            else {"skipped": skipped}
+        ),
         "held": held,
         "missed": missed,
     }
