@@ -3,12 +3,13 @@
 from flask import Flask
 
 from .. import templating
-from . import access, history, ladder, live, main, play, players, setup
+from . import access, history, ladder, live, main, play, players, rendering, setup
 
 
 def register(app: Flask) -> None:
     """Bind every blueprint, the password check and the template globals to ``app``."""
     templating.init_app(app)
+    rendering.init_app(app)
     access.init_app(app)
     app.register_blueprint(main.bp)
     app.register_blueprint(play.bp)

@@ -7,6 +7,7 @@ matches gets an empty 304 after one small query.
 
 import contextlib
 import ipaddress
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,7 +17,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from ..models import Game
 from ..queries import live_version, load_game
-from .rendering import render
+from .rendering import kept_html, render
 from .table_screen import table_context
 
 bp = Blueprint("live", __name__)
@@ -43,8 +44,11 @@ def _conditional(token: str, part: str) -> tuple[int, str] | Response:
     return found.id, etag
 
 
-def _live_response(template: str, etag: str, **context: Any) -> Response:
-    response = Response(render_template(template, **context))
+def _live_response(template: str, etag: str, context: Callable[[], dict[str, Any]]) -> Response:
+    # The same for every phone until the game changes: rendered once per version (the ETag).
+    response = Response(
+        kept_html((etag, template), lambda: render_template(template, **context()))
+    )
     response.set_etag(etag)
     # Keep a copy but ask every time: the answer is a 304 until the game changes.
     response.cache_control.no_cache = True
@@ -65,7 +69,7 @@ def _serve(token: str, part: str, template: str) -> Response:
     if isinstance(checked, Response):
         return checked
     game_id, etag = checked
-    return _live_response(template, etag, **live_context(load_game(game_id)))
+    return _live_response(template, etag, lambda: live_context(load_game(game_id)))
 
 
 @bp.get("/live/<token>")

@@ -21,9 +21,9 @@ from ..forms.base import Form
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..models import Change, ChangeAction, Game, GameStatus, Round, RoundState
-from ..queries import load_game, reload_game
+from ..queries import game_version, load_game, reload_game
 from ..records import player_names, rules_of
-from .rendering import render
+from .rendering import render, render_kept
 from .table_screen import table_context
 
 bp = Blueprint("play", __name__, url_prefix="/games")
@@ -301,7 +301,13 @@ def later_rounds(game_id: int) -> Response:
 
 @bp.get("/<int:game_id>/sheet")
 def sheet(game_id: int) -> Response:
-    return render("play/sheet.html", **table_context(load_game(game_id)))
+    version = game_version(game_id)
+    return render_kept(
+        None if version is None else ("sheet", game_id, version),
+        "play/sheet.html",
+        None,
+        lambda: table_context(load_game(game_id)),
+    )
 
 
 def render_edit(

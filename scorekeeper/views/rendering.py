@@ -7,12 +7,19 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
+from collections.abc import Callable, Hashable
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from flask import Response, make_response, render_template, url_for
+from cachetools import LRUCache
+from flask import Flask, Response, current_app, make_response, render_template, request, url_for
+from flask_babel import get_timezone
+from flask_wtf.csrf import generate_csrf
 
 from ..extensions import htmx
+from ..i18n import locale_name
 
 
 def render(
@@ -28,6 +35,87 @@ def render(
     partial = fragment_template is not None and bool(htmx) and not htmx.boosted
     template = fragment_template if partial else page_template
     response = make_response(render_template(template, **context), status)
+    response.vary.add("HX-Request")
+    return response
+
+
+# --- pages kept per game version ------------------------------------------------------------
+#
+# A finished game's page, a score sheet or the live board is the same HTML for everyone
+# until the game changes: every write raises the game's version. Such a page is rendered
+# once per version (and language, time zone, address and URL) and kept in this process;
+# the per-visitor parts, the CSRF tokens, are rendered as a mark and filled in on the way
+# out. cachetools' LRUCache (maintained, bounded) under a lock: gunicorn's threads share it.
+
+_CSRF_MARK = f"csrf-{secrets.token_hex(16)}"
+_keeping: ContextVar[bool] = ContextVar("keeping_page", default=False)
+
+
+class PageCache:
+    """Rendered pages by key, the least recently used dropped beyond ``size``."""
+
+    def __init__(self, size: int) -> None:
+        self._pages: LRUCache[Hashable, str] = LRUCache(maxsize=max(size, 1))
+        self._lock = threading.Lock()
+        self.enabled = size > 0
+
+    def get(self, key: Hashable) -> str | None:
+        with self._lock:
+            return self._pages.get(key)
+
+    def put(self, key: Hashable, html: str) -> None:
+        if self.enabled:
+            with self._lock:
+                self._pages[key] = html
+
+
+def csrf_token() -> str:
+    """The form token templates write: a mark while a page is rendered to be kept."""
+    return _CSRF_MARK if _keeping.get() else generate_csrf()
+
+
+def init_app(app: Flask) -> None:
+    """The page cache of this process (``PAGE_CACHE_SIZE`` pages, 0 for none)."""
+    app.extensions["scorekeeper.pages"] = PageCache(int(app.config.get("PAGE_CACHE_SIZE", 256)))
+    # Flask-WTF offers its own as a global and through a context processor: replace both.
+    app.jinja_env.globals["csrf_token"] = csrf_token
+    app.context_processor(lambda: {"csrf_token": csrf_token})
+
+
+def kept_html(key: Hashable | None, make: Callable[[], str]) -> str:
+    """The HTML ``make`` renders, rendered once per ``key`` (with the viewer's language,
+    time zone, host and URL added to it) and kept; ``None``: nothing kept (e.g. the game is
+    not there, and ``make`` answers the 404)."""
+    pages: PageCache = current_app.extensions["scorekeeper.pages"]
+    if key is None or not pages.enabled:
+        return make()
+    full_key = (key, locale_name(), str(get_timezone()), request.host, request.full_path)
+    html = pages.get(full_key)
+    if html is None:
+        token = _keeping.set(True)
+        try:
+            html = make()
+        finally:
+            _keeping.reset(token)
+        pages.put(full_key, html)
+    return html.replace(_CSRF_MARK, generate_csrf()) if _CSRF_MARK in html else html
+
+
+def render_kept(
+    key: Hashable | None,
+    page_template: str,
+    fragment_template: str | None,
+    context: Callable[[], dict[str, Any]],
+) -> Response:
+    """:func:`render` of a page kept per ``key`` (see :func:`kept_html`): ``context`` is only
+    called when the page is rendered, so a kept page costs no loading either."""
+    partial = fragment_template is not None and bool(htmx) and not htmx.boosted
+    template = fragment_template if partial else page_template
+    html = kept_html(
+        None if key is None else (key, template),
+        lambda: render_template(template, **context()),
+    )
+    response = make_response(html)
     response.vary.add("HX-Request")
     return response
 

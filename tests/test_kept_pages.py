@@ -1,0 +1,67 @@
+"""Pages kept per game version (the score sheet, the live board): the same HTML for everyone
+until the game changes, but never stale, never in another viewer's language, and with each
+visitor's own form token."""
+
+import re
+
+from scorekeeper.extensions import db
+from scorekeeper.models import Game
+from scorekeeper.views.rendering import _CSRF_MARK
+from tests.factories import new_game
+from tests.play_helpers import HX, play_round, sheet_totals, text, trump, version
+
+TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def test_a_kept_sheet_follows_every_change_of_the_game(client, ctx):
+    game_id = new_game(["Ann", "Bob", "Cy"], bid_rule="free")
+    assert sheet_totals(client, game_id) == [0, 0, 0]
+    assert sheet_totals(client, game_id) == [0, 0, 0]  # kept
+    play_round(client, game_id, 1, 0, [0, 1, 0], [0, 1, 0])
+    assert sheet_totals(client, game_id) == [20, 30, 20]
+    client.post(f"/games/{game_id}/undo", data={"version": version(game_id)})
+    assert sheet_totals(client, game_id) == [0, 0, 0]
+
+
+def test_the_live_board_shows_the_trump_once_it_is_set(client, ctx):
+    game_id = new_game(["Ann", "Bob", "Cy"])
+    token = _live_token(game_id)
+    before = text(client.get(f"/live/{token}/board", headers=HX))
+    assert "Hearts" not in before
+    assert text(client.get(f"/live/{token}/board", headers=HX)) == before
+    trump(client, game_id, 1, "suit:hearts")
+    assert "Hearts" in text(client.get(f"/live/{token}/board", headers=HX))
+
+
+def test_each_visitor_of_a_kept_page_gets_a_token_of_their_own(csrf_app):
+    with csrf_app.app_context():
+        game_id = new_game(["Ann", "Bob", "Cy"])
+    first, second = csrf_app.test_client(), csrf_app.test_client()
+    tokens = []
+    for client in (first, second):
+        page = client.get(f"/games/{game_id}/sheet").get_data(as_text=True)
+        assert _CSRF_MARK not in page
+        (token,) = set(TOKEN.findall(page))
+        tokens.append(token)
+    assert tokens[0] != tokens[1]
+    # The second visitor's token (from the kept page) works for the second visitor's form.
+    answer = second.post("/language", data={"csrf_token": tokens[1], "lang": "de", "next": "/"})
+    assert answer.status_code == 303
+    refused = first.post("/language", data={"csrf_token": tokens[1], "lang": "de", "next": "/"})
+    assert refused.status_code == 400
+
+
+def test_a_kept_page_is_never_shown_in_another_language(app, client):
+    # No application context held across requests: each request finds its own language.
+    with app.app_context():
+        game_id = new_game(["Ann", "Bob", "Cy"])
+    english = text(client.get(f"/games/{game_id}/sheet"))
+    client.set_cookie("lang", "de")
+    german = text(client.get(f"/games/{game_id}/sheet"))
+    assert "Score sheet" in english
+    assert "Score sheet" not in german
+    assert 'lang="de"' in german
+
+
+def _live_token(game_id: int) -> str:
+    return db.session.get(Game, game_id).live_token
