@@ -201,7 +201,7 @@ def from_scratch() -> list[tuple]:
 
 def ladder_names(client, url="/ladder/?min_games=1") -> list[str]:
     page = client.get(url).get_data(as_text=True)
-    return re.findall(r'<th scope="row"><a href="/players/\d+">([^<]+)</a>', page)
+    return re.findall(r'<th scope="row">\s*<a href="/players/\d+">([^<]+)</a>', page)
 
 
 def test_the_stored_three_games_are_the_hand_checked_ones(db_ctx):
@@ -248,11 +248,15 @@ def test_fewer_games_than_the_minimum_are_rated_not_ranked(client, ctx):
     one_card_game(["Ann", "Bob", "Di"], (1, 0, 1), (1, 0, 0), 2)
     page = client.get("/ladder/?min_games=3").get_data(as_text=True)
     ranked, unranked = page.split("Not ranked yet")
-    assert re.findall(r'<a href="/players/\d+">([^<]+)</a>', ranked) == ["Ann", "Bob"]
-    assert sorted(re.findall(r'<a href="/players/\d+">([^<]+)</a></th>', unranked)) == [
+    assert re.findall(r'<th scope="row">\s*<a href="/players/\d+">([^<]+)', ranked) == [
+        "Ann",
+        "Bob",
+    ]
+    assert sorted(re.findall(r'<th scope="row">\s*<a href="/players/\d+">([^<]+)', unranked)) == [
         "Cy",
         "Di",
     ]
+    assert "3 finished games · 3 wins · average place 1.0 · bids met 100%" in ranked
     page = client.get("/ladder/?min_games=5").get_data(as_text=True)
     assert "Nobody has played 5 finished games in this season yet." in page
     assert client.get("/ladder/?min_games=4").status_code == 422
