@@ -51,6 +51,9 @@ def seed(app, games: int) -> None:
 
 
 def queries(app, url: str) -> int:
+    """The statements one visit of ``url`` runs when it renders (pages kept per game version
+    are not kept here: what is counted is the cost of rendering them)."""
+    app.extensions["scorekeeper.pages"].enabled = False
     client = app.test_client()
     with counted(app) as statements:
         response = client.get(url)

@@ -26,7 +26,7 @@ from ..reports import charts
 from ..wording import history as history_words
 from ..wording import messages
 from ..wording.formats import csv_separator
-from .rendering import render
+from .rendering import render, render_kept
 
 bp = Blueprint("history", __name__, url_prefix="/history")
 
@@ -86,15 +86,20 @@ def played(game: Game) -> dict[str, Any]:
 
 @bp.get("/<int:game_id>")
 def game(game_id: int) -> Response:
+    # The same for every viewer until the game changes: rendered once per version.
+    version = queries.game_version(game_id)
+    key = None if version is None else ("history.game", game_id, version)
+    return render_kept(key, "history/game.html", None, lambda: game_context(game_id))
+
+
+def game_context(game_id: int) -> dict[str, Any]:
     context = played(load_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
-    return render(
-        "history/game.html",
-        **context,
-        rules_details=messages.rules_details(game_rules),
-        chart=charts.running_totals_chart(sheet, names, game_rules.round_count),
-        history=history_words.game_history(context["game"], names),
-    )
+    return context | {
+        "rules_details": messages.rules_details(game_rules),
+        "chart": charts.running_totals_chart(sheet, names, game_rules.round_count),
+        "history": history_words.game_history(context["game"], names),
+    }
 
 
 @bp.get("/<int:game_id>/replay")
