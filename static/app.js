@@ -136,6 +136,16 @@
   }
   function saveButton(form) { return form.querySelector(".save-row button.primary, button.primary"); }
 
+  // At the table, "Skip to content" goes straight to the control the round needs next.
+  document.addEventListener("click", function (event) {
+    var skip = event.target.closest && event.target.closest(".skip-link");
+    var table = skip && document.getElementById("table");
+    var next = table && nextControl(table);
+    if (!next) return;
+    event.preventDefault();
+    next.focus();
+  });
+
   // --- Keyboard: a digit picks that number in the focused bid buttons or chips. ---
   // A bid is sent at once; a chip is chosen and focus goes on to the next player still without
   // one (then Save). A digit that can begin a larger number in this hand ("1" of 10 … 15) waits
