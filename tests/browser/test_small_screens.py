@@ -1,66 +1,71 @@
-"""Every main page on a small phone: nothing scrolls sideways at 320, 390 or 412 px, each page
-has its <h1>, and the focus ring stands out from the page in light and dark."""
+"""Every page state on a small phone (tests/browser/page_states.py): nothing scrolls sideways at
+320, 390 or 412 px, every tap target is at least 44 px, each page has its <h1>, Undo and the
+score sheet are on the first screen of every table step, and the focus ring stands out from
+the page in light and dark."""
 
 import re
 
 import pytest
 from playwright.sync_api import Page
 
-from scorekeeper import rules
-from scorekeeper.extensions import db
-from scorekeeper.models import Game
-from tests.factories import make_game, new_game, random_rounds
+from tests.browser.page_states import build_page_states, open_state
 
-SIX = ("Anneliese", "Bartholomew", "Cordelia", "Dmitri", "Evangeline", "Fitzgerald")
-
-
-@pytest.fixture
-def pages(live_server) -> list[str]:
-    """The main pages, with six long names where names are shown."""
-    with live_server.app.app_context():
-        six = rules.GameRules(players=6)
-        playing = make_game(SIX, random_rounds(six, 8, seed=6), game_rules=six, open_round=True)
-        four = rules.GameRules(players=4)
-        finished = make_game(SIX[:4], random_rounds(four, 15, seed=3), game_rules=four)
-        started = db.session.get(Game, new_game(SIX[:5]))
-        db.session.commit()
-        ids = playing.id, finished.id, started.id, started.live_token
-        player_id = playing.seats[0].player_id
-    game, done, fresh, token = ids
-    return [
-        "/",
-        "/games/new",
-        "/rules",
-        "/offline",
-        "/history/",
-        f"/history/{done}",
-        f"/history/{done}/replay",
-        "/players/",
-        f"/players/{player_id}",
-        f"/games/{game}",
-        f"/games/{game}/sheet",
-        f"/games/{game}/rounds/1/edit",
-        f"/games/{fresh}",
-        f"/games/{fresh}/share",
-        f"/live/{token}",
-        "/no-such-page",
-    ]
+# Every control a finger can aim at. A radio or checkbox inside its label is as large as the
+# label (the label is what is tapped); what is hidden or out of the tab order is not counted.
+SMALL_TARGETS = """minimum => {
+  const small = [];
+  const controls = document.querySelectorAll(
+    'a[href], button, summary, select, textarea, input:not([type=hidden]), label.chip');
+  for (const el of controls) {
+    if (el.closest('.visually-hidden, [hidden], [aria-hidden="true"], [tabindex="-1"]')) continue;
+    const target = el.matches('input[type=radio], input[type=checkbox]') && el.closest('label')
+      ? el.closest('label') : el;
+    const box = target.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    if (box.width < minimum || box.height < minimum) {
+      const words = (target.textContent || el.value || '').trim().replace(/\\s+/g, ' ');
+      small.push(`${el.tagName.toLowerCase()} "${words.slice(0, 30)}" ` +
+                 `${Math.round(box.width)}x${Math.round(box.height)}`);
+    }
+  }
+  return small;
+}"""
 
 
-@pytest.mark.parametrize("width", [320, 390, 412])
-def test_no_page_scrolls_sideways_and_each_has_a_heading(phone, live_server, pages, width):
+def in_first_screen(page: Page, locator) -> str | None:
+    """Why ``locator`` is not wholly on the first screen, or None when it is."""
+    if not locator.count() or (box := locator.bounding_box()) is None:
+        return "not shown"
+    if box["y"] < 0 or box["y"] + box["height"] > page.viewport_size["height"]:
+        return f"at y={box['y']:.0f}..{box['y'] + box['height']:.0f}"
+    return None
+
+
+@pytest.mark.parametrize(("width", "height"), [(320, 568), (390, 844), (412, 915)])
+def test_every_page_fits_has_44_px_targets_and_a_heading(phone, live_server, width, height):
     page = phone()
-    page.set_viewport_size({"width": width, "height": 800})
-    wide = []
-    for path in pages:
-        page.goto(live_server.url + path)
+    page.set_viewport_size({"width": width, "height": height})
+    problems = []
+    for state in build_page_states(live_server):
+        open_state(page, live_server.url, state)
         overflow = page.evaluate(
             "document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
         if overflow > 0:
-            wide.append(f"{path}: {overflow} px")
-        assert page.locator("h1").count() == 1, f"{path} has no single <h1>"
-    assert wide == [], f"pages that scroll sideways at {width} px"
+            problems.append(f"{state.name}: scrolls sideways by {overflow} px")
+        if page.locator("h1").count() != 1:
+            problems.append(f"{state.name}: not one <h1>")
+        problems += [f"{state.name}: {small}" for small in page.evaluate(SMALL_TARGETS, 44)]
+        if state.table_step:
+            bar = page.locator(".action-bar")
+            for control in (
+                bar.get_by_role("button", name="Undo"),
+                bar.get_by_role("link", name="Score sheet"),
+            ):
+                where = in_first_screen(page, control)
+                if where:
+                    problems.append(f"{state.name}: {control} {where}")
+    assert not problems, f"at {width} px:\n" + "\n".join(problems)
 
 
 def rgb(color: str) -> tuple[float, ...]:
