@@ -65,3 +65,22 @@ def test_a_kept_page_is_never_shown_in_another_language(app, client):
 
 def _live_token(game_id: int) -> str:
     return db.session.get(Game, game_id).live_token
+
+
+def test_a_kept_table_step_hands_out_fresh_request_keys_on_every_visit(client, ctx):
+    """Each form of the round screen carries its own request key (a double tap is recognised
+    by it): a kept page must not give two visits, or two forms, the same key."""
+    game_id = new_game(["Ann", "Bob", "Cy"], bid_rule="free")
+    trump(client, game_id, 1, "suit:hearts")
+    visits = [client.get(f"/games/{game_id}").get_data(as_text=True) for _ in range(2)]
+    keys = [re.findall(r'name="request_key" value="([^"]+)"', page) for page in visits]
+    assert keys[0]
+    assert len(keys[0]) == len(keys[1])
+    assert len(set(keys[0]) | set(keys[1])) == 2 * len(keys[0])
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{22}", key) for key in keys[0] + keys[1])
+    # A key from the kept page saves the bid it was handed out with.
+    answer = client.post(
+        f"/games/{game_id}/rounds/1/bid",
+        data={"version": version(game_id), "seat": 1, "bid": 0, "request_key": keys[1][0]},
+    )
+    assert answer.status_code == 303

@@ -36,7 +36,15 @@ def render_table(game: Game, status: int = 200, **context: Any) -> Response:
 
 @bp.get("/<int:game_id>")
 def table(game_id: int) -> Response:
-    return render_table(load_game(game_id))
+    # The same for every phone until the game changes (request keys and the CSRF token are
+    # filled in per visitor): rendered once per version.
+    version = game_version(game_id)
+    return render_kept(
+        None if version is None else ("table", game_id, version),
+        "play/table.html",
+        "play/_table.html",
+        lambda: table_context(load_game(game_id)),
+    )
 
 
 # --- writing -------------------------------------------------------------------------------

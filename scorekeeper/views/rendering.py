@@ -44,11 +44,15 @@ def render(
 # A finished game's page, a score sheet or the live board is the same HTML for everyone
 # until the game changes: every write raises the game's version. Such a page is rendered
 # once per version (and language, time zone, address and URL) and kept in this process;
-# the per-visitor parts, the CSRF tokens, are rendered as a mark and filled in on the way
-# out. cachetools' LRUCache (maintained, bounded) under a lock: gunicorn's threads share it.
+# the per-visitor parts, the CSRF token and the forms' request keys, are rendered as marks
+# and filled in on the way out. cachetools' LRUCache (maintained, bounded) under a lock:
+# gunicorn's threads share it.
 
 _CSRF_MARK = f"csrf-{secrets.token_hex(16)}"
-_keeping: ContextVar[bool] = ContextVar("keeping_page", default=False)
+# A form's request key, numbered within the page: each gets a fresh key on the way out.
+_KEY_MARK = f"rk{secrets.token_hex(8)}"
+_KEY_MARKS = re.compile(rf"{_KEY_MARK}n(\d+)n")
+_keeping: ContextVar[list[int] | None] = ContextVar("keeping_page", default=None)
 
 
 class PageCache:
@@ -71,7 +75,29 @@ class PageCache:
 
 def csrf_token() -> str:
     """The form token templates write: a mark while a page is rendered to be kept."""
-    return _CSRF_MARK if _keeping.get() else generate_csrf()
+    return _CSRF_MARK if _keeping.get() is not None else generate_csrf()
+
+
+def new_request_key() -> str:
+    """A fresh key for one rendered form: its retries and double taps share it (a numbered
+    mark while a page is rendered to be kept, each filled in with a fresh key when sent)."""
+    forms = _keeping.get()
+    if forms is not None:
+        forms.append(len(forms))
+        return f"{_KEY_MARK}n{forms[-1]}n"
+    return secrets.token_urlsafe(16)
+
+
+def _fill_in(html: str) -> str:
+    """A kept page as one visitor gets it: their CSRF token, fresh request keys."""
+    if _CSRF_MARK in html:
+        html = html.replace(_CSRF_MARK, generate_csrf())
+    if _KEY_MARK in html:
+        keys: dict[str, str] = {}
+        html = _KEY_MARKS.sub(
+            lambda mark: keys.setdefault(mark.group(1), secrets.token_urlsafe(16)), html
+        )
+    return html
 
 
 def init_app(app: Flask) -> None:
@@ -92,13 +118,13 @@ def kept_html(key: Hashable | None, make: Callable[[], str]) -> str:
     full_key = (key, locale_name(), str(get_timezone()), request.host, request.full_path)
     html = pages.get(full_key)
     if html is None:
-        token = _keeping.set(True)
+        token = _keeping.set([])
         try:
             html = make()
         finally:
             _keeping.reset(token)
         pages.put(full_key, html)
-    return html.replace(_CSRF_MARK, generate_csrf()) if _CSRF_MARK in html else html
+    return _fill_in(html)
 
 
 def render_kept(
@@ -118,11 +144,6 @@ def render_kept(
     response = make_response(html)
     response.vary.add("HX-Request")
     return response
-
-
-def new_request_key() -> str:
-    """A fresh key for one rendered form: its retries and double taps share it."""
-    return secrets.token_urlsafe(16)
 
 
 # Anything a browser could read as another host: a scheme or "//" (after decoding, and with
