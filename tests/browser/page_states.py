@@ -27,6 +27,8 @@ class PageState:
     reach: Callable[[Page], None] | None = None
     # Shown on the table screen: the bar pinned to the bottom must be in the first screen.
     table_step: bool = False
+    # What shows the state is the one meant (a table step's form).
+    shows: str | None = None
 
 
 @contextmanager
@@ -75,9 +77,11 @@ def build_page_states(live_server) -> list[PageState]:
     """Games at every step (six long names where names are shown) and every other page."""
     app = live_server.app
     ten = rules.RoundPlan(rules.PlanKind.CUSTOM, custom=(1, 10, 3))
+    nine = rules.RoundPlan(rules.PlanKind.CUSTOM, custom=(1, 9, 3))
     with setup_client(app) as client:
         # Round 2 of a custom plan: 10 cards, the most six players hold; at trump, bids, tricks.
-        at_trump = new_game(SIX, bid_rule="free", plan=ten)
+        # (9 cards at trump: with 10 no card is left to turn and the trump is filled in.)
+        at_trump = new_game(SIX, bid_rule="free", plan=nine)
         play_round(client, at_trump, 1, 0, [1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0])
         at_bids = new_game(SIX, bid_rule="free", plan=ten)
         play_round(client, at_bids, 1, 0, [1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0])
@@ -113,13 +117,13 @@ def build_page_states(live_server) -> list[PageState]:
         PageState("home", "/"),
         PageState("setup", "/games/new"),
         PageState("setup-refused", "/games/new", setup_refused),
-        PageState("trump", f"/games/{at_trump}", table_step=True),
-        PageState("dealer", f"/games/{at_trump}", dealer_opened, table_step=True),
-        PageState("bids", f"/games/{at_bids}", table_step=True),
-        PageState("bids-hidden", f"/games/{hidden}", table_step=True),
-        PageState("bid-refused", f"/games/{plus_minus}", bid_refused, table_step=True),
-        PageState("tricks", f"/games/{at_tricks}", table_step=True),
-        PageState("finished", f"/games/{ended}", table_step=True),
+        PageState("trump", f"/games/{at_trump}", None, True, ".trump-form"),
+        PageState("dealer", f"/games/{at_trump}", dealer_opened, True, ".trump-form"),
+        PageState("bids", f"/games/{at_bids}", None, True, ".bid-form"),
+        PageState("bids-hidden", f"/games/{hidden}", None, True, ".all-bids"),
+        PageState("bid-refused", f"/games/{plus_minus}", bid_refused, True, ".bid-form"),
+        PageState("tricks", f"/games/{at_tricks}", None, True, ".tricks-form.dense"),
+        PageState("finished", f"/games/{ended}", None, True, ".step.end"),
         PageState("sheet", f"/games/{game}/sheet"),
         PageState("edit-round", f"/games/{game}/rounds/1/edit"),
         PageState("plan", f"/games/{custom}/plan"),
@@ -144,3 +148,5 @@ def open_state(page: Page, base_url: str, state: PageState) -> None:
     page.goto(base_url + state.path)
     if state.reach is not None:
         state.reach(page)
+    if state.shows is not None:
+        expect(page.locator(state.shows)).to_have_count(1)
