@@ -17,7 +17,8 @@ from scorekeeper.forms.ladder import season_start
 from scorekeeper.models import Game, GameStatus, Ladder, LadderGame, LadderRating
 from scorekeeper.reports import ladder
 from scorekeeper.reports.ladder import Finish, GameFinish, Rating
-from tests.factories import BASE_TIME, make_game, random_rounds
+from tests.factories import BASE_TIME, make_game, new_game, random_rounds
+from tests.play_helpers import play_round
 
 # --- the hand-checked example --------------------------------------------------------------
 #
@@ -240,6 +241,14 @@ def test_a_finished_game_shows_on_the_ladder_an_unfinished_one_does_not(client, 
     finished.version += 1
     db.session.commit()
     assert ladder_names(client) == []
+
+
+def test_a_game_played_at_the_table_is_on_the_ladder_once_its_last_round_is_in(client, ctx):
+    game_id = new_game(("Ann", "Bob", "Cy"), plan=ONE_CARD, bid_rule="free")
+    assert ladder_names(client) == []  # started, not finished
+    response = play_round(client, game_id, 1, dealer=0, bids=[1, 0, 1], took=[1, 0, 0])
+    assert response.status_code in (200, 303)
+    assert ladder_names(client) == ["Ann", "Bob", "Cy"]
 
 
 def test_fewer_games_than_the_minimum_are_rated_not_ranked(client, ctx):
