@@ -137,6 +137,7 @@ def build_page_states(live_server) -> list[PageState]:
         PageState("backup", "/history/backup"),
         PageState("players", "/players/"),
         PageState("player", f"/players/{player_id}"),
+        PageState("ladder", "/ladder/"),
         PageState("rules", "/rules"),
         PageState("sign-in", "/", signing_in(live_server)),
         PageState("not-found", "/no-such-page"),
