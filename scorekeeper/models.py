@@ -420,5 +420,9 @@ class LadderRating(db.Model):
     place: Mapped[int] = mapped_column(sa.SmallInteger)
     mu: Mapped[float] = mapped_column(sa.Float)
     sigma: Mapped[float] = mapped_column(sa.Float)
+    # The game's seat result at the version rated, so the ladder adds up one table.
+    winner: Mapped[bool]
+    bids: Mapped[int] = mapped_column(sa.SmallInteger)
+    hits: Mapped[int] = mapped_column(sa.SmallInteger)
 
     __table_args__ = (sa.Index("ix_ladder_ratings_player", "ladder_id", "player_id", "seq"),)

@@ -213,6 +213,9 @@ def _rate_from(
             season.c.played_at,
             SeatResult.player_id,
             SeatResult.total,
+            SeatResult.winner,
+            SeatResult.bids,
+            SeatResult.hits,
         )
         .join(
             SeatResult,
@@ -224,6 +227,7 @@ def _rate_from(
         .order_by(season.c.played_at, season.c.game_id, SeatResult.seat)
     ).all()
     games = list(_games(seats))
+    figures = {(row.game_id, row.player_id): row for row in seats}
     game_rows = []
     rating_rows = []
     rated = rating.rate_games((finish for _, finish in games), before)
@@ -246,6 +250,9 @@ def _rate_from(
                 "place": finish.place,
                 "mu": finish.rating.mu,
                 "sigma": finish.rating.sigma,
+                "winner": figures[game_id, finish.player_id].winner,
+                "bids": figures[game_id, finish.player_id].bids,
+                "hits": figures[game_id, finish.player_id].hits,
             }
             for finish in finishes
         )
@@ -336,16 +343,9 @@ def standings(season: str, starts_at: datetime | None, min_games: int) -> Ladder
             sa.func.count().label("games"),
             sa.func.sum(LadderRating.place).label("place_sum"),
             sa.func.max(LadderRating.seq).label("last"),
-            sa.func.sum(sa.case((SeatResult.winner, 1), else_=0)).label("wins"),
-            sa.func.sum(SeatResult.bids).label("bids"),
-            sa.func.sum(SeatResult.hits).label("hits"),
-        )
-        .join(
-            SeatResult,
-            sa.and_(
-                SeatResult.game_id == LadderRating.game_id,
-                SeatResult.player_id == LadderRating.player_id,
-            ),
+            sa.func.sum(sa.case((LadderRating.winner, 1), else_=0)).label("wins"),
+            sa.func.sum(LadderRating.bids).label("bids"),
+            sa.func.sum(LadderRating.hits).label("hits"),
         )
         .where(LadderRating.ladder_id == ladder_id)
         .group_by(LadderRating.player_id)

@@ -54,6 +54,9 @@ def upgrade():
         sa.Column("place", sa.SmallInteger(), nullable=False),
         sa.Column("mu", sa.Float(), nullable=False),
         sa.Column("sigma", sa.Float(), nullable=False),
+        sa.Column("winner", sa.Boolean(), nullable=False),
+        sa.Column("bids", sa.SmallInteger(), nullable=False),
+        sa.Column("hits", sa.SmallInteger(), nullable=False),
         sa.ForeignKeyConstraint(
             ["ladder_id"],
             ["ladders.id"],
