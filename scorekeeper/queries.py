@@ -19,7 +19,16 @@ from sqlalchemy.orm import selectinload
 from . import results, rules
 from .extensions import db
 from .i18n import gettext as _
-from .models import Game, GameStatus, HandResult, Player, Round, Seat, SeatResult
+from .models import (
+    DataVersion,
+    Game,
+    GameStatus,
+    HandResult,
+    Player,
+    Round,
+    Seat,
+    SeatResult,
+)
 from .reports import stats
 
 GAMES_PER_PAGE = 20
@@ -64,6 +73,15 @@ def load_player(player_id: int) -> Player:
 # Built once: a live view polls every few seconds on every phone, and building the statement
 # cost a fifth of answering a poll with "not modified" (pyinstrument).
 _LIVE_VERSION = sa.select(Game.id, Game.version).where(Game.live_token == sa.bindparam("token"))
+
+
+_DATA_VERSION = sa.select(DataVersion.counter).where(DataVersion.id == 1)
+
+
+def data_version() -> int:
+    """What pages showing many games are kept by: raised by every transaction that stores
+    players or games (models.raise_data_version)."""
+    return db.session.execute(_DATA_VERSION).scalar() or 0
 
 
 _GAME_VERSION = sa.select(Game.version).where(Game.id == sa.bindparam("game_id"))

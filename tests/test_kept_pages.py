@@ -4,9 +4,10 @@ visitor's own form token."""
 
 import re
 
+from scorekeeper import queries
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
-from scorekeeper.views.rendering import _CSRF_MARK
+from scorekeeper.visitor_marks import _CSRF_MARK
 from tests.factories import new_game
 from tests.play_helpers import HX, play_round, sheet_totals, text, trump, version
 
@@ -84,3 +85,23 @@ def test_a_kept_table_step_hands_out_fresh_request_keys_on_every_visit(client, c
         data={"version": version(game_id), "seat": 1, "bid": 0, "request_key": keys[1][0]},
     )
     assert answer.status_code == 303
+
+
+def test_lists_kept_per_data_version_show_a_game_as_soon_as_it_is_stored(client, ctx):
+    new_game(["Ann", "Bob", "Cy"])
+    listed = text(client.get("/history/"))
+    assert "Dora" not in listed
+    assert "Dora" not in text(client.get("/games/new"))
+    new_game(["Dora", "Bob", "Cy"])
+    assert "Dora" in text(client.get("/history/"))
+    assert "Dora" in text(client.get("/games/new"))  # in the roster
+
+
+def test_the_data_version_moves_with_every_stored_change_not_with_reads(client, ctx):
+    game_id = new_game(["Ann", "Bob", "Cy"], bid_rule="free")
+    before = queries.data_version()
+    client.get(f"/games/{game_id}")
+    client.get("/history/")
+    assert queries.data_version() == before
+    trump(client, game_id, 1, "suit:hearts")
+    assert queries.data_version() > before

@@ -46,6 +46,7 @@ from ..models import (
     RoundState,
     Seat,
     name_key,
+    raise_data_version,
     sqlite_write_lock,
 )
 from ..wording import messages
@@ -935,6 +936,7 @@ def _insert_games(games: list[dict], player_ids: Mapping[str, int], version: int
     table for all of them (an ORM object per row would take several times as long)."""
     if not games:
         return
+    raise_data_version(db.session())  # bulk inserts do not go through the ORM's flush
     game_ids = db.session.scalars(
         sa.insert(Game).returning(Game.id, sort_by_parameter_order=True),
         [_game_row(data) for data in games],

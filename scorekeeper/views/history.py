@@ -48,11 +48,22 @@ def game_row(listing: queries.GameListing) -> dict[str, Any]:
 
 @bp.get("/")
 def games() -> Response:
+    # The same for everyone with the same filters until something is stored: kept per
+    # data version (the filters are in the URL, part of the key).
+    return render_kept(
+        ("history.games", queries.data_version()),
+        "history/games.html",
+        "history/_games.html",
+        games_context,
+    )
+
+
+def games_context() -> tuple[int, dict[str, Any]]:
     form = GamesFilter(formdata=request.args)
     form.set_players(queries.player_choices())
     context: dict[str, Any] = {"form": form, "rows": [], "page": 1, "pages": 1, "total": 0}
     if not form.validate():
-        return render("history/games.html", "history/_games.html", 422, **context)
+        return 422, context
     page = form.page.data or 1
     found = queries.games_page(form.game_filter(), page)
     pages = found.pages
@@ -61,9 +72,9 @@ def games() -> Response:
         form.page.errors = [
             _("There is no page %(page)d; the last is %(last)d.", page=page, last=pages)
         ]
-        return render("history/games.html", "history/_games.html", 404, **context)
+        return 404, context
     context["rows"] = [game_row(listing) for listing in found.listings]
-    return render("history/games.html", "history/_games.html", **context)
+    return 200, context
 
 
 def load_game(game_id: int) -> Game:

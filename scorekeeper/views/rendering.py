@@ -6,20 +6,26 @@ Not a blueprint: every blueprint may use it, and it imports none of them.
 from __future__ import annotations
 
 import re
-import secrets
 import threading
 from collections.abc import Callable, Hashable
-from contextvars import ContextVar
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from cachetools import LRUCache
-from flask import Flask, Response, current_app, make_response, render_template, request, url_for
+from flask import (
+    Flask,
+    Response,
+    current_app,
+    make_response,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import get_timezone
-from flask_wtf.csrf import generate_csrf
 
 from ..extensions import htmx
 from ..i18n import locale_name
+from ..visitor_marks import csrf_token, fill_in, keeping
 
 
 def render(
@@ -48,56 +54,24 @@ def render(
 # and filled in on the way out. cachetools' LRUCache (maintained, bounded) under a lock:
 # gunicorn's threads share it.
 
-_CSRF_MARK = f"csrf-{secrets.token_hex(16)}"
-# A form's request key, numbered within the page: each gets a fresh key on the way out.
-_KEY_MARK = f"rk{secrets.token_hex(8)}"
-_KEY_MARKS = re.compile(rf"{_KEY_MARK}n(\d+)n")
-_keeping: ContextVar[list[int] | None] = ContextVar("keeping_page", default=None)
-
 
 class PageCache:
-    """Rendered pages by key, the least recently used dropped beyond ``size``."""
+    """Rendered pages (status and HTML) by key, the least recently used dropped beyond
+    ``size``."""
 
     def __init__(self, size: int) -> None:
-        self._pages: LRUCache[Hashable, str] = LRUCache(maxsize=max(size, 1))
+        self._pages: LRUCache[Hashable, tuple[int, str]] = LRUCache(maxsize=max(size, 1))
         self._lock = threading.Lock()
         self.enabled = size > 0
 
-    def get(self, key: Hashable) -> str | None:
+    def get(self, key: Hashable) -> tuple[int, str] | None:
         with self._lock:
             return self._pages.get(key)
 
-    def put(self, key: Hashable, html: str) -> None:
+    def put(self, key: Hashable, page: tuple[int, str]) -> None:
         if self.enabled:
             with self._lock:
-                self._pages[key] = html
-
-
-def csrf_token() -> str:
-    """The form token templates write: a mark while a page is rendered to be kept."""
-    return _CSRF_MARK if _keeping.get() is not None else generate_csrf()
-
-
-def new_request_key() -> str:
-    """A fresh key for one rendered form: its retries and double taps share it (a numbered
-    mark while a page is rendered to be kept, each filled in with a fresh key when sent)."""
-    forms = _keeping.get()
-    if forms is not None:
-        forms.append(len(forms))
-        return f"{_KEY_MARK}n{forms[-1]}n"
-    return secrets.token_urlsafe(16)
-
-
-def _fill_in(html: str) -> str:
-    """A kept page as one visitor gets it: their CSRF token, fresh request keys."""
-    if _CSRF_MARK in html:
-        html = html.replace(_CSRF_MARK, generate_csrf())
-    if _KEY_MARK in html:
-        keys: dict[str, str] = {}
-        html = _KEY_MARKS.sub(
-            lambda mark: keys.setdefault(mark.group(1), secrets.token_urlsafe(16)), html
-        )
-    return html
+                self._pages[key] = page
 
 
 def init_app(app: Flask) -> None:
@@ -112,36 +86,46 @@ def kept_html(key: Hashable | None, make: Callable[[], str]) -> str:
     """The HTML ``make`` renders, rendered once per ``key`` (with the viewer's language,
     time zone, host and URL added to it) and kept; ``None``: nothing kept (e.g. the game is
     not there, and ``make`` answers the 404)."""
+    return _kept(key, lambda: (200, make()))[1]
+
+
+def _kept(key: Hashable | None, make: Callable[[], tuple[int, str]]) -> tuple[int, str]:
     pages: PageCache = current_app.extensions["scorekeeper.pages"]
     if key is None or not pages.enabled:
         return make()
     full_key = (key, locale_name(), str(get_timezone()), request.host, request.full_path)
-    html = pages.get(full_key)
-    if html is None:
-        token = _keeping.set([])
-        try:
-            html = make()
-        finally:
-            _keeping.reset(token)
-        pages.put(full_key, html)
-    return _fill_in(html)
+    found = pages.get(full_key)
+    if found is None:
+        with keeping():
+            found = make()
+        pages.put(full_key, found)
+    status, html = found
+    return status, fill_in(html)
+
+
+Context = dict[str, Any] | tuple[int, dict[str, Any]]
 
 
 def render_kept(
     key: Hashable | None,
     page_template: str,
     fragment_template: str | None,
-    context: Callable[[], dict[str, Any]],
+    context: Callable[[], Context],
 ) -> Response:
     """:func:`render` of a page kept per ``key`` (see :func:`kept_html`): ``context`` is only
-    called when the page is rendered, so a kept page costs no loading either."""
+    called when the page is rendered, so a kept page costs no loading either. It gives the
+    template's context, or a status and the context (a refusal that follows from the key,
+    e.g. a filter out of range, is kept too)."""
     partial = fragment_template is not None and bool(htmx) and not htmx.boosted
     template = fragment_template if partial else page_template
-    html = kept_html(
-        None if key is None else (key, template),
-        lambda: render_template(template, **context()),
-    )
-    response = make_response(html)
+
+    def make() -> tuple[int, str]:
+        built = context()
+        status, values = built if isinstance(built, tuple) else (200, built)
+        return status, render_template(template, **values)
+
+    status, html = _kept(None if key is None else (key, template), make)
+    response = make_response(html, status)
     response.vary.add("HX-Request")
     return response
 

@@ -5,6 +5,8 @@ only re-render the form — the whole page without JavaScript, the form fragment
 and store nothing; "Start game" checks everything and creates the game.
 """
 
+from typing import Any
+
 from flask import Blueprint, Response, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
@@ -14,8 +16,9 @@ from ..forms import setup as forms
 from ..forms.base import whole_number
 from ..i18n import gettext as _
 from ..models import Player, name_key
-from ..queries import roster_by_games_played
-from .rendering import new_request_key, render
+from ..queries import data_version, roster_by_games_played
+from ..visitor_marks import new_request_key
+from .rendering import render, render_kept
 
 bp = Blueprint("setup", __name__)
 
@@ -24,21 +27,22 @@ SEAT_MOVES = {"up": -1, "down": 1}
 
 def render_form(form: forms.NewGameForm, roster: list[Player], status: int = 200) -> Response:
     """The setup form: the fragment for htmx, else the full page (which includes it)."""
+    return render("setup/new.html", "setup/_form.html", status, **form_context(form, roster))
+
+
+def form_context(form: forms.NewGameForm, roster: list[Player]) -> dict[str, Any]:
     seated = set(map(name_key, form.seats.data))
-    return render(
-        "setup/new.html",
-        "setup/_form.html",
-        status,
-        form=form,
-        roster=[player for player in roster if player.name_key not in seated],
-        max_players=rules.MAX_PLAYERS,
-        name_max_length=forms.NAME_MAX_LENGTH,
-        random_dealer=forms.RANDOM_DEALER,
-        plan_kinds=list(rules.PlanKind),
-        bid_rules=list(rules.BidRule),
-        bid_reveals=list(rules.BidReveal),
-        table_notes=rules.TABLE_ONLY_RULES,
-    )
+    return {
+        "form": form,
+        "roster": [player for player in roster if player.name_key not in seated],
+        "max_players": rules.MAX_PLAYERS,
+        "name_max_length": forms.NAME_MAX_LENGTH,
+        "random_dealer": forms.RANDOM_DEALER,
+        "plan_kinds": list(rules.PlanKind),
+        "bid_rules": list(rules.BidRule),
+        "bid_reveals": list(rules.BidReveal),
+        "table_notes": rules.TABLE_ONLY_RULES,
+    }
 
 
 def seat_action(form: forms.NewGameForm, action: str, roster: list[Player]) -> bool:
@@ -102,10 +106,17 @@ def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
 
 @bp.route("/games/new", methods=["GET", "POST"])
 def new_game() -> Response:
+    if request.method == "GET":
+        # The empty form and the roster: the same for everyone until something is stored
+        # (the request key is filled in per visit), so rendered once per data version.
+        return render_kept(
+            ("setup", data_version()),
+            "setup/new.html",
+            "setup/_form.html",
+            lambda: form_context(forms.NewGameForm(), roster_by_games_played()),
+        )
     form = forms.NewGameForm()
     roster = roster_by_games_played()
-    if request.method == "GET":
-        return render_form(form, roster)
     action = form.action.data or ""
     if action == "start":
         return start_game(form, roster)

@@ -12,7 +12,7 @@ from .. import changes, gameplay, rules
 from ..forms.table import Choices, chosen_numbers, saved_choices
 from ..models import Game, GameStatus, RoundState
 from ..records import player_names, round_records, rules_of, sheet_of
-from .rendering import new_request_key
+from ..visitor_marks import new_request_key
 
 
 def table_context(
