@@ -18,8 +18,10 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 
 from .extensions import db
 
@@ -426,3 +428,51 @@ class LadderRating(db.Model):
     hits: Mapped[int] = mapped_column(sa.SmallInteger)
 
     __table_args__ = (sa.Index("ix_ladder_ratings_player", "ladder_id", "player_id", "seq"),)
+
+
+class DataVersion(db.Model):
+    """One counter raised by every transaction that stores players or games (see
+    :func:`raise_data_version`): pages that show many games are kept until it moves. Unlike
+    the newest ids, it cannot miss a transaction that commits after a later one."""
+
+    __tablename__ = "data_version"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    counter: Mapped[int] = mapped_column(default=0)
+
+
+# What the stored facts are made of; the derived tables (results, ladders) are not.
+_FACTS = (Player, Game, Seat, Round, Entry, Change)
+_RAISED = "scorekeeper_data_version_raised"
+
+
+def raise_data_version(session: Session) -> None:
+    """Raise the data version once in ``session``'s transaction (a restore's bulk inserts
+    call this; writes through the ORM raise it by themselves when they flush)."""
+    if session.info.get(_RAISED):
+        return
+    session.info[_RAISED] = True
+    # One statement that also makes the row (a database made with create_all has none):
+    # INSERT … ON CONFLICT DO UPDATE, which SQLite and PostgreSQL both have.
+    dialect = session.get_bind().dialect.name
+    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    session.execute(
+        insert(DataVersion)
+        .values(id=1, counter=1)
+        .on_conflict_do_update(
+            index_elements=[DataVersion.id], set_={"counter": DataVersion.counter + 1}
+        )
+    )
+
+
+@event.listens_for(Session, "before_flush")
+def _facts_changed(session: Session, _context: Any, _instances: Any) -> None:
+    touched = (*session.new, *session.dirty, *session.deleted)
+    if any(isinstance(instance, _FACTS) for instance in touched):
+        raise_data_version(session)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _transaction_ended(session: Session, transaction: Any) -> None:
+    if transaction.parent is None:
+        session.info.pop(_RAISED, None)
