@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import backup  # noqa: E402
 from history import free_port, seed, wait_until_up  # noqa: E402
 
 from scorekeeper import create_app, gameplay, rules  # noqa: E402
@@ -61,6 +62,7 @@ HTMX = {"HX-Request": "true"}
 KB = 1024
 FIRST_LOAD_BUDGET = 30 * KB
 SWAP_BUDGET = 3 * KB
+BACKUP_BUDGET = 20 * KB  # per standard 4-player game with its full history
 HEALTHZ_TARGET = 0.8  # /healthz against the bare app
 
 LIGHTHOUSE = ROOT / "bench" / "lighthouse"
@@ -460,6 +462,12 @@ def main() -> None:
     parser.add_argument(
         "--lighthouse-runs", type=int, default=3, help="Lighthouse runs per page (0 skips)"
     )
+    parser.add_argument(
+        "--backup-games",
+        type=int,
+        default=2000,
+        help="games in the backup and restore measure (bench/backup.py; 0 skips)",
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
@@ -481,6 +489,7 @@ def main() -> None:
     static_server = None
     static_bytes = 0
     audits: dict[str, dict] = {}
+    backup_figures: dict = {}
     try:
         seed(url, args.games, args.players)
         if schema:
@@ -555,6 +564,17 @@ def main() -> None:
             urls[STATIC_PAGE] = f"http://127.0.0.1:{static_port}/static.html"
             static_bytes = len(fetch(static_port, "/static.html", ACCEPT)[2])
             audits = lighthouse_pages(lighthouse_env, urls, args.lighthouse_runs)
+        # The club's backup: its size, the download and both restores (bench/backup.py), in
+        # a database of its own (SQLite file, or another private schema).
+        if args.backup_games:
+            print(f"backup of {args.backup_games} games ...", file=sys.stderr)
+            backup_url = None
+            if schema:
+                backup_schema = f"{schema}_backup"
+                with admin.begin() as connection:
+                    connection.execute(sa.text(f'CREATE SCHEMA "{backup_schema}"'))
+                backup_url = with_schema(args.database_url, backup_schema)
+            backup_figures = backup.measure(backup_url, args.backup_games)
     finally:
         if static_server is not None:
             static_server.shutdown()
@@ -565,6 +585,7 @@ def main() -> None:
         if schema:
             with admin.begin() as connection:
                 connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+                connection.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}_backup" CASCADE'))
             admin.dispose()
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -706,12 +727,33 @@ def main() -> None:
                 f"{slowest['lcp_ratio']:.2f}x static {base_lcp / 1000:.2f} s"
             )
 
+    backup_summary = "backup skipped"
+    if backup_figures:
+        per_game = backup_figures["backup_bytes_per_game"]
+        verdict = per_game <= BACKUP_BUDGET
+        (held if verdict else missed).append(f"backup {kb(per_game)} a game")
+        print(
+            f"\nbackup of {backup_figures['games']} standard 4-player games (90 history entries "
+            f"each): {kb(per_game)} a game  <= 20 KB {'ok' if verdict else 'MISSED'}; "
+            f"{backup_figures['backup_bytes'] / KB / KB:.1f} MB in all"
+        )
+        print(
+            f"  download {backup_figures['download_seconds']:.1f} s; restore through the web "
+            f"page {backup_figures['restore_web_seconds']:.1f} s, through the CLI "
+            f"{backup_figures['restore_cli_seconds']:.1f} s"
+        )
+        backup_summary = (
+            f"backup {kb(per_game)}/game, download {backup_figures['download_seconds']:.0f} s, "
+            f"restore web {backup_figures['restore_web_seconds']:.0f} s / CLI "
+            f"{backup_figures['restore_cli_seconds']:.0f} s"
+        )
+
     worst_page = min((ratios[name], name) for name in TARGETS)
     print(
         f"\nsummary ({database}): {len(held)} of {len(held) + len(missed)} targets hold; "
         f"/healthz {ratios['/healthz']:.2f}x bare; slowest page {worst_page[1]} "
         f"{worst_page[0]:.3f}x; first load max {kb(max(x['total'] for x in loads.values()))}; "
-        f"swap max {kb(max(swaps.values()))}; {lighthouse_summary}"
+        f"swap max {kb(max(swaps.values()))}; {lighthouse_summary}; {backup_summary}"
         + (f"; missed: {'; '.join(missed)}" if missed else "")
     )
 
@@ -732,6 +774,7 @@ def main() -> None:
             if audits
             else {"skipped": skipped}
         ),
+        "backup": backup_figures or {"skipped": True},
         "held": held,
         "missed": missed,
     }
