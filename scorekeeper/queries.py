@@ -89,14 +89,6 @@ def data_version() -> int:
     return db.session.execute(_DATA_VERSION).scalar() or 0
 
 
-_GAME_VERSION = sa.select(Game.version).where(Game.id == sa.bindparam("game_id"))
-
-
-def game_version(game_id: int) -> int | None:
-    """The game's version (every write raises it), or None when there is no such game."""
-    return db.session.execute(_GAME_VERSION, {"game_id": game_id}).scalar()
-
-
 def live_version(token: str) -> sa.Row[tuple[int, int]] | None:
     """The id and version of the game behind a live link (one small query for a poll)."""
     return db.session.connection().execute(_LIVE_VERSION, {"token": token}).first()

@@ -51,7 +51,7 @@ def games() -> Response:
     # The same for everyone with the same filters until something is stored: kept per
     # data version (the filters are in the URL, part of the key).
     return render_kept(
-        ("history.games", queries.data_version()),
+        ("history.games",),
         "history/games.html",
         "history/_games.html",
         games_context,
@@ -97,10 +97,10 @@ def played(game: Game) -> dict[str, Any]:
 
 @bp.get("/<int:game_id>")
 def game(game_id: int) -> Response:
-    # The same for every viewer until the game changes: rendered once per version.
-    version = queries.game_version(game_id)
-    key = None if version is None else ("history.game", game_id, version)
-    return render_kept(key, "history/game.html", None, lambda: game_context(game_id))
+    # The same for every viewer until something is stored: rendered once per data version.
+    return render_kept(
+        ("history.game", game_id), "history/game.html", None, lambda: game_context(game_id)
+    )
 
 
 def game_context(game_id: int) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ..forms.base import Form
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..models import Change, ChangeAction, Game, GameStatus, Round, RoundState
-from ..queries import game_version, load_game, reload_game
+from ..queries import load_game, reload_game
 from ..records import player_names, rules_of
 from .rendering import render, render_kept
 from .table_screen import table_context
@@ -36,11 +36,10 @@ def render_table(game: Game, status: int = 200, **context: Any) -> Response:
 
 @bp.get("/<int:game_id>")
 def table(game_id: int) -> Response:
-    # The same for every phone until the game changes (request keys and the CSRF token are
-    # filled in per visitor): rendered once per version.
-    version = game_version(game_id)
+    # The same for every phone until something is stored (request keys and the CSRF token
+    # are filled in per visitor): rendered once per data version.
     return render_kept(
-        None if version is None else ("table", game_id, version),
+        ("table", game_id),
         "play/table.html",
         "play/_table.html",
         lambda: table_context(load_game(game_id)),
@@ -309,9 +308,8 @@ def later_rounds(game_id: int) -> Response:
 
 @bp.get("/<int:game_id>/sheet")
 def sheet(game_id: int) -> Response:
-    version = game_version(game_id)
     return render_kept(
-        None if version is None else ("sheet", game_id, version),
+        ("sheet", game_id),
         "play/sheet.html",
         None,
         lambda: table_context(load_game(game_id)),

@@ -23,7 +23,7 @@ def player(player_id: int) -> Response:
     # The same for everyone asking for the same period until something is stored (the
     # ratings depend on every game): kept per data version.
     return render_kept(
-        ("players.player", player_id, queries.data_version()),
+        ("players.player", player_id),
         "players/player.html",
         "players/_stats.html",
         lambda: player_context(player_id),

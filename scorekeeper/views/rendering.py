@@ -25,6 +25,7 @@ from flask_babel import get_timezone
 
 from ..extensions import htmx
 from ..i18n import locale_name
+from ..queries import data_version
 from ..visitor_marks import csrf_token, fill_in, keeping
 
 
@@ -83,9 +84,10 @@ def init_app(app: Flask) -> None:
 
 
 def kept_html(key: Hashable | None, make: Callable[[], str]) -> str:
-    """The HTML ``make`` renders, rendered once per ``key`` (with the viewer's language,
-    time zone, host and URL added to it) and kept; ``None``: nothing kept (e.g. the game is
-    not there, and ``make`` answers the 404)."""
+    """The HTML ``make`` renders, rendered once per ``key`` (with the data version — raised
+    by every stored change — and the viewer's language, time zone, host and URL added to it)
+    and kept; ``None``: nothing kept (e.g. the game is not there, and ``make`` answers the
+    404)."""
     return _kept(key, lambda: (200, make()))[1]
 
 
@@ -93,7 +95,16 @@ def _kept(key: Hashable | None, make: Callable[[], tuple[int, str]]) -> tuple[in
     pages: PageCache = current_app.extensions["scorekeeper.pages"]
     if key is None or not pages.enabled:
         return make()
-    full_key = (key, locale_name(), str(get_timezone()), request.host, request.full_path)
+    # The data version too: what a page shows of other records (a player's name) may change
+    # without its own key (a game's version) moving.
+    full_key = (
+        key,
+        data_version(),
+        locale_name(),
+        str(get_timezone()),
+        request.host,
+        request.full_path,
+    )
     found = pages.get(full_key)
     if found is None:
         with keeping():

@@ -16,7 +16,7 @@ from ..forms import setup as forms
 from ..forms.base import whole_number
 from ..i18n import gettext as _
 from ..models import Player, name_key
-from ..queries import data_version, roster_by_games_played
+from ..queries import roster_by_games_played
 from ..visitor_marks import new_request_key
 from .rendering import render, render_kept
 
@@ -110,7 +110,7 @@ def new_game() -> Response:
         # The empty form and the roster: the same for everyone until something is stored
         # (the request key is filled in per visit), so rendered once per data version.
         return render_kept(
-            ("setup", data_version()),
+            ("setup",),
             "setup/new.html",
             "setup/_form.html",
             lambda: form_context(forms.NewGameForm(), roster_by_games_played()),
