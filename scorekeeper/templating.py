@@ -20,6 +20,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters.update(
         names_list=formats.names_list,
         signed=formats.signed,
+        trump_symbols_hidden=messages.trump_symbols_hidden,
         one_decimal=formats.one_decimal,
     )
     app.jinja_env.globals.update(

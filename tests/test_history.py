@@ -419,6 +419,8 @@ def test_history_of_a_played_game_reads_as_sentences_with_the_steps_folded(ctx, 
         "Cara bid 0 in round 1",
     ):
         assert text in steps
+    # A screen reader hears the suit's name, not "black heart suit Hearts".
+    assert 'Trump for round 1: <span class="sym" aria-hidden="true">♥</span> Hearts' in history
     # No stored field names or values leak into the page.
     for word in ("cloud_bid", "hand_size", "trump_cause", "none_left", "scored", " · –"):
         assert word not in history

@@ -237,3 +237,11 @@ def test_the_four_suits_of_maximus_stay_on_one_line():
         messages.cause_explanation(TrumpCause.FIXED),
     ):
         assert "♣\u00a0♦\u00a0♥\u00a0♠" in text
+
+
+def test_suit_symbols_in_a_sentence_are_hidden_from_screen_readers():
+    shown = messages.trump_symbols_hidden("Trump for round 3: ♥ Hearts <b>")
+    assert shown == (
+        'Trump for round 3: <span class="sym" aria-hidden="true">♥</span> Hearts &lt;b&gt;'
+    )
+    assert messages.trump_symbols_hidden("Ann & Bob") == "Ann &amp; Bob"

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from flask import current_app, has_app_context
+from markupsafe import Markup, escape
 
 from .. import rules
 from ..i18n import gettext as _
@@ -42,6 +43,7 @@ __all__ = [
     "table_note_label",
     "trump_label",
     "trump_symbol",
+    "trump_symbols_hidden",
     "variant_explanation",
     "variant_label",
 ]
@@ -245,6 +247,23 @@ def trump_label(suit: rules.Suit | str | None) -> str:
     if suit is None or str(suit) not in _SUIT_SYMBOLS:
         return _("No trump")
     return f"{trump_symbol(suit)} {suit_name(suit)}"
+
+
+def trump_symbols_hidden(text: str) -> Markup:
+    """``text`` (a sentence with trumps in it, such as a history entry or a problem) as HTML
+    in which each suit symbol before its name is hidden from screen readers, as on the round's
+    header: they read "Hearts", not "black heart suit Hearts". Everything else is escaped."""
+    html = escape(text)
+    if not any(symbol in text for symbol in (*_SUIT_SYMBOLS.values(), _COLOUR_SYMBOL)):
+        return html  # most sentences: no lookups
+    for suit in rules.SUIT_ORDER:
+        html = html.replace(
+            trump_label(suit),
+            Markup('<span class="sym" aria-hidden="true">{}</span> {}').format(
+                trump_symbol(suit), suit_name(suit)
+            ),
+        )
+    return html
 
 
 def cause_label(cause: rules.TrumpCause | str) -> str:
