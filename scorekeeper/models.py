@@ -203,6 +203,21 @@ class Seat(db.Model):
     )
 
 
+class SeatLink(db.Model):
+    """A player's own phone: whoever holds ``token`` may bid for this seat, and nothing else.
+
+    One link per seat at a time; a new link replaces the token (the old one stops working),
+    and turning it off deletes the row. Not a fact of the game: no version, no history."""
+
+    __tablename__ = "seat_links"
+
+    seat_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("seats.id", ondelete="CASCADE"), primary_key=True
+    )
+    token: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+
+
 class Round(db.Model):
     __tablename__ = "rounds"
 
