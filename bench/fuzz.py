@@ -319,15 +319,17 @@ def key_used_elsewhere(connection: sa.Connection, key: str | None, game_id: int 
 
 
 def with_retries(engine: sa.Engine, work: Any, begin: bool = False) -> Any:
-    """Run ``work(connection)``; again when SQLite is busy with the server's writes."""
-    for attempt in range(20):
+    """Run ``work(connection)``; again when SQLite is busy with the server's writes (on a
+    loaded machine a write can hold the lock for seconds: up to about a minute in all)."""
+    attempts = 40
+    for attempt in range(attempts):
         try:
             with engine.begin() if begin else engine.connect() as connection:
                 return work(connection)
         except sa.exc.OperationalError as error:
-            if "locked" not in str(error) or attempt == 19:
+            if "locked" not in str(error) or attempt == attempts - 1:
                 raise
-            time.sleep(0.05 * (attempt + 1))
+            time.sleep(min(0.05 * (attempt + 1), 2.0))
     return None
 
 
