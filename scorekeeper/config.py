@@ -119,6 +119,8 @@ def configure(app: Flask, overrides: dict | None) -> None:
         TIMEZONE="UTC",
         # "classic" (♣ ♦ ♥ ♠) or "colours" (the four colours of the editions that print them).
         SUIT_STYLE="classic",
+        # Pages kept rendered per process until something is stored (0: render every time).
+        PAGE_CACHE_SIZE=256,
         # Wrong passwords allowed per client address (Flask-Limiter's notation).
         LOGIN_RATE_LIMIT="10 per minute",
         RATELIMIT_STORAGE_URI="memory://",
