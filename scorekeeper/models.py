@@ -445,6 +445,46 @@ class LadderRating(db.Model):
     __table_args__ = (sa.Index("ix_ladder_ratings_player", "ladder_id", "player_id", "seq"),)
 
 
+class RosterAction(StrEnum):
+    """What one recorded change of the roster did (the players' log, and what undo reverts)."""
+
+    RENAME = "rename"
+    MERGE = "merge"
+
+
+class PlayerChange(db.Model):
+    """The roster's log: a rename or a merge, with what undo needs to put back.
+
+    ``player_id`` is the renamed player, or the one merged away (gone until the merge is
+    undone, so no foreign key); ``other_id`` the player a merge went into."""
+
+    __tablename__ = "player_changes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    action: Mapped[RosterAction] = mapped_column(_enum_column(RosterAction, 16))
+    player_id: Mapped[int] = mapped_column(index=True)
+    other_id: Mapped[int | None] = mapped_column(index=True)
+    before: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    after: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+    undone_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    # The keys of the requests that made and undid it: a double tap finds them here.
+    request_key: Mapped[str | None] = mapped_column(sa.String(64), unique=True)
+    undo_request_key: Mapped[str | None] = mapped_column(sa.String(64), unique=True)
+
+
+class PlayerAlias(db.Model):
+    """A name that was a player's before a rename or a merge: a restored file that names it
+    means that player (a name on the roster now takes precedence)."""
+
+    __tablename__ = "player_aliases"
+
+    name_key: Mapped[str] = mapped_column(sa.String(40), primary_key=True)
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+
+
 class DataVersion(db.Model):
     """One counter raised by every transaction that stores players or games (see
     :func:`raise_data_version`): pages that show many games are kept until it moves. Unlike
@@ -457,7 +497,7 @@ class DataVersion(db.Model):
 
 
 # What the stored facts are made of; the derived tables (results, ladders) are not.
-_FACTS = (Player, Game, Seat, Round, Entry, Change)
+_FACTS = (Player, Game, Seat, Round, Entry, Change, PlayerChange, PlayerAlias)
 _RAISED = "scorekeeper_data_version_raised"
 
 

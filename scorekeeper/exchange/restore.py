@@ -29,6 +29,7 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 import sqlalchemy as sa
+from flask_babel import format_date
 
 from .. import records, rules, snapshots
 from ..changes import lost_race
@@ -42,6 +43,7 @@ from ..models import (
     Game,
     GameStatus,
     Player,
+    PlayerAlias,
     Round,
     RoundState,
     Seat,
@@ -867,9 +869,10 @@ def _write(players: list[dict], games: Iterator[dict], version: int) -> ImportRe
     """Add the file's players and games that are not here yet, in the caller's transaction,
     :data:`GAMES_PER_BATCH` games per statement.
 
-    Players are matched by name (case, spaces and Unicode composition ignored), games by
-    their identifier. When every game is here already at its version, and every player,
-    nothing is added and the result says the file was already restored.
+    Players are matched by name (case, spaces and Unicode composition ignored), then by a
+    name they had before a rename or merge (an alias), games by their identifier. When
+    every game is here already at its version, and every player, nothing is added and the
+    result says the file was already restored.
     """
     result = ImportResult()
     wanted = {player_key(p["name"]): p for p in players}
@@ -878,6 +881,15 @@ def _write(players: list[dict], games: Iterator[dict], version: int) -> ImportRe
         for keys in _chunks(list(wanted))
         for key, player_id in db.session.execute(
             sa.select(Player.name_key, Player.id).where(Player.name_key.in_(keys))
+        )
+    }
+    ids |= {
+        key: player_id
+        for keys in _chunks([key for key in wanted if key not in ids])
+        for key, player_id in db.session.execute(
+            sa.select(PlayerAlias.name_key, PlayerAlias.player_id).where(
+                PlayerAlias.name_key.in_(keys)
+            )
         )
     }
     for key, entry in sorted(wanted.items()):
@@ -943,8 +955,12 @@ def _insert_games(games: list[dict], player_ids: Mapping[str, int], version: int
     ).all()
     seats, rounds, entries, changes = [], [], [], []
     for game_id, data in zip(game_ids, games, strict=True):
+        seated: dict[int, str] = {}
         for position, name in enumerate(data["seats"]):
             player_id = player_ids[player_key(name)]
+            if player_id in seated:
+                raise ImportProblem([_merged_at_one_table(data, seated[player_id], name)])
+            seated[player_id] = name
             seats.append({"game_id": game_id, "player_id": player_id, "position": position})
         game_rules = rules.GameRules.from_dict(data["rules"])
         for round_data in data["rounds"]:
@@ -986,6 +1002,17 @@ def _insert_games(games: list[dict], player_ids: Mapping[str, int], version: int
             db.session.execute(sa.insert(Entry), rows)
     if changes:
         db.session.execute(sa.insert(Change), changes)
+
+
+def _merged_at_one_table(data: dict, first: str, second: str) -> str:
+    """Why a game of the file cannot be added: two of its players are one player here."""
+    return _(
+        "The game of %(date)s seats %(first)s and %(second)s, who are one player here (renamed"
+        " or merged): it cannot be added.",
+        date=format_date(parse_time(data["created_at"]), "medium"),
+        first=clean_name(first),
+        second=clean_name(second),
+    )
 
 
 def _game_row(data: dict) -> dict[str, Any]:

@@ -55,6 +55,17 @@ def has_control_characters(name: str) -> bool:
     return any(unicodedata.category(char) in ("Cc", "Cs", "Cn") for char in name)
 
 
+def name_problem(name: str) -> str | None:
+    """What is wrong with a cleaned name as a player's name (setup and rename alike), or None."""
+    if not name:
+        return _("Type a name first.")
+    if has_control_characters(name):
+        return _("A name can only hold letters, digits and signs.")
+    if len(name) > NAME_MAX_LENGTH:
+        return _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
+    return None
+
+
 class SeatListField(Field):
     """The players' names in seat order, posted as one hidden input per seat."""
 
@@ -131,14 +142,8 @@ class NewGameForm(Form):
         """
         name = clean_name(typed)
         seated = {name_key(seat): seat for seat in self.seats.data}
-        if not name:
-            self.add_message("new_name", _("Type a name first."))
-        elif has_control_characters(name):
-            self.add_message("new_name", _("A name can only hold letters, digits and signs."))
-        elif len(name) > NAME_MAX_LENGTH:
-            self.add_message(
-                "new_name", _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
-            )
+        if problem := name_problem(name):
+            self.add_message("new_name", problem)
         elif name_key(name) in seated:
             self.add_message(
                 "new_name", _("%(name)s is already at the table.", name=seated[name_key(name)])
@@ -190,12 +195,8 @@ class NewGameForm(Form):
         for name in (clean_name(value) for value in field.data):
             if not name:
                 raise ValidationError(_("A player has no name."))
-            if has_control_characters(name):
-                raise ValidationError(_("A name can only hold letters, digits and signs."))
-            if len(name) > NAME_MAX_LENGTH:
-                raise ValidationError(
-                    _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
-                )
+            if problem := name_problem(name):
+                raise ValidationError(problem)
             if name_key(name) in seen:
                 raise ValidationError(_("%(name)s is at the table twice.", name=name))
             seen.add(name_key(name))
