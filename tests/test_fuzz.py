@@ -127,6 +127,9 @@ ROUTE_FIELDS: dict[str, tuple[str, ...]] = {
     "play.play_again": _WRITE,
     "play.later_rounds": (*_WRITE, "later"),
     "history.restore": ("backup:file",),
+    "players.rename": ("request_key", "name:name"),
+    "players.merge": ("request_key", "into:text"),
+    "players.undo": ("request_key",),
     "main.language": ("lang", "next"),
     "access.login": ("password", "next"),
     "access.logout": (),
@@ -150,6 +153,22 @@ EXPECTED_ACTION = {
 NEW_GAME_ROUTES = frozenset({"play.play_again", "setup.new_game"})
 # Routes that sign in and out: they may store a sign-in, never game data.
 ACCESS_ROUTES = frozenset({"access.login", "access.logout"})
+# Routes that change the roster: what an accepted one may store, and by how much it changes
+# the number of players and of the roster's log entries.
+ROSTER_ROUTES = {"players.rename": (0, 1), "players.merge": (-1, 1), "players.undo": (None, 0)}
+ROSTER_TABLES = frozenset(
+    {
+        "players",
+        "seats",
+        "seat_results",
+        "hand_results",
+        "ladders",
+        "ladder_games",
+        "player_changes",
+        "player_aliases",
+        "data_version",
+    }
+)
 
 
 # --- games in every state, and cheap copies of them ------------------------------------------
@@ -1429,6 +1448,29 @@ def _count(tables: Mapping[str, tuple[int, Any]], name: str) -> int:
     return tables[name][0]
 
 
+def roster_problems(
+    endpoint: str,
+    before: Mapping[str, tuple[int, Any]] | None,
+    after: Mapping[str, tuple[int, Any]] | None,
+) -> list[str]:
+    """An accepted rename, merge or undo stores only roster rows: one log entry for a rename
+    or merge (and one player fewer for a merge), none for an undo (or nothing: a repeat)."""
+    if before is None or after is None:
+        return []
+    changed = _table_changes(before, after)
+    outside = {name: change for name, change in changed.items() if name not in ROSTER_TABLES}
+    if outside:
+        return [f"{endpoint} stored more than the roster: {outside}"]
+    if not changed:
+        return []
+    players, log = ROSTER_ROUTES[endpoint]
+    if _count(after, "player_changes") - _count(before, "player_changes") != log:
+        return [f"{endpoint}: {changed}, not {log} new log entries"]
+    if players is not None and _count(after, "players") - _count(before, "players") != players:
+        return [f"{endpoint}: {changed}, not {players} more players"]
+    return []
+
+
 def judge(
     request: Request,
     answer: Answer,
@@ -1460,6 +1502,8 @@ def judge(
         return problems
     if request.endpoint == "history.restore":
         return problems  # a restore adds games and players: any number
+    if request.endpoint in ROSTER_ROUTES:
+        return problems + roster_problems(request.endpoint, before.tables, tables_after)
     if request.endpoint in ACCESS_ROUTES or not (
         request.game_write or request.endpoint in NEW_GAME_ROUTES
     ):
