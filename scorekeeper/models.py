@@ -6,6 +6,7 @@ computed by :mod:`scorekeeper.rules` from these facts.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import unicodedata
 import uuid
@@ -24,6 +25,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 
 from .extensions import db
+
+logger = logging.getLogger(__name__)
 
 
 def utcnow() -> datetime:
@@ -96,6 +99,8 @@ class ChangeAction(StrEnum):
     CHANGE_DEALER = "change_dealer"
     BID = "bid"
     BIDS = "bids"
+    # One player's bid from their own phone in a hidden or secret round (sealed until all are in).
+    SEAL_BID = "seal_bid"
     TAKE_BACK_BID = "take_back_bid"
     WEREWOLF = "werewolf"
     RECORD_ROUND = "record_round"
@@ -486,9 +491,9 @@ class PlayerAlias(db.Model):
 
 
 class DataVersion(db.Model):
-    """One counter raised by every transaction that stores players or games (see
-    :func:`raise_data_version`): pages that show many games are kept until it moves. Unlike
-    the newest ids, it cannot miss a transaction that commits after a later one."""
+    """One counter raised after every transaction that stores players or games (see
+    :func:`raise_data_version`): kept pages are kept until it moves. Unlike the newest ids,
+    it cannot miss a transaction that commits after a later one."""
 
     __tablename__ = "data_version"
 
@@ -498,26 +503,37 @@ class DataVersion(db.Model):
 
 # What the stored facts are made of; the derived tables (results, ladders) are not.
 _FACTS = (Player, Game, Seat, Round, Entry, Change, PlayerChange, PlayerAlias)
-_RAISED = "scorekeeper_data_version_raised"
+_CHANGED = "scorekeeper_facts_changed"
 
 
 def raise_data_version(session: Session) -> None:
-    """Raise the data version once in ``session``'s transaction (a restore's bulk inserts
-    call this; writes through the ORM raise it by themselves when they flush)."""
-    if session.info.get(_RAISED):
-        return
-    session.info[_RAISED] = True
-    # One statement that also makes the row (a database made with create_all has none):
-    # INSERT … ON CONFLICT DO UPDATE, which SQLite and PostgreSQL both have.
-    dialect = session.get_bind().dialect.name
-    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
-    session.execute(
+    """Have the data version raised once ``session``'s transaction commits (a restore's bulk
+    inserts call this; writes through the ORM are noticed when they flush)."""
+    session.info[_CHANGED] = True
+
+
+def _raise_now(bind: Engine) -> None:
+    # Its own short transaction, after the one that stored the facts has committed: a page
+    # that read the old counter read the old facts too (the counter cannot move first), and
+    # concurrent writers never conflict on the counter's row inside their own transactions
+    # (under PostgreSQL's REPEATABLE READ that would fail one of them). READ COMMITTED on
+    # PostgreSQL, so that two raises at once wait for each other instead of failing.
+    # INSERT … ON CONFLICT DO UPDATE (SQLite and PostgreSQL) also makes the row if missing.
+    postgresql = bind.dialect.name == "postgresql"
+    insert = postgresql_insert if postgresql else sqlite_insert
+    statement = (
         insert(DataVersion)
         .values(id=1, counter=1)
         .on_conflict_do_update(
             index_elements=[DataVersion.id], set_={"counter": DataVersion.counter + 1}
         )
     )
+    options = {"isolation_level": "READ COMMITTED"} if postgresql else {}
+    try:
+        with bind.connect().execution_options(**options) as connection, connection.begin():
+            connection.execute(statement)
+    except sa.exc.DBAPIError as error:  # kept pages then wait for the next stored change
+        logger.warning("data version not raised: %s", error)
 
 
 @event.listens_for(Session, "before_flush")
@@ -527,7 +543,13 @@ def _facts_changed(session: Session, _context: Any, _instances: Any) -> None:
         raise_data_version(session)
 
 
-@event.listens_for(Session, "after_transaction_end")
-def _transaction_ended(session: Session, transaction: Any) -> None:
-    if transaction.parent is None:
-        session.info.pop(_RAISED, None)
+@event.listens_for(Session, "after_commit")
+def _committed(session: Session) -> None:
+    if session.info.pop(_CHANGED, False):
+        bind = session.get_bind()
+        _raise_now(bind.engine if isinstance(bind, sa.Connection) else bind)
+
+
+@event.listens_for(Session, "after_rollback")
+def _rolled_back(session: Session) -> None:
+    session.info.pop(_CHANGED, None)
