@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from scorekeeper import config, create_app, rules
+from scorekeeper import config, create_app, minified, rules
 from scorekeeper.extensions import db
 from tests.conftest import make_config
 from tests.factories import make_game
@@ -410,5 +410,6 @@ def test_installed_wheel_serves_every_page_from_outside_the_checkout(installed, 
     answers = {path: get(port, path) for path in pages}
     assert {path: status for path, (status, _) in answers.items()} == dict.fromkeys(pages, 200)
     assert "Ann" in answers[past_game][1]
-    assert answers["/static/app.css"][1] == (PROJECT_ROOT / "static" / "app.css").read_text()
+    stylesheet = (PROJECT_ROOT / "static" / "app.css").read_bytes()
+    assert answers["/static/app.css"][1] == minified("app.css", stylesheet).decode()
     assert 'version:"2.0.' in answers["/static/vendor/htmx.min.js"][1]
