@@ -24,11 +24,12 @@ not the merged player's: they stay where they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 
@@ -48,6 +49,9 @@ from .models import (
     raise_data_version,
 )
 from .models import utcnow as now
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 # Ids per IN list (SQLite takes at most 32,766 parameters in one statement).
 CHUNK = 500
@@ -162,6 +166,8 @@ def _start(request_key: str | None, player_ids: Iterable[int]) -> dict[int, Play
     if (earlier := applied_change(request_key)) is not None:
         raise AlreadyApplied(earlier)
     try:
+        # A fresh transaction (SQLite: holding the write lock), whose snapshot starts here.
+        db.session.rollback()
         begin_write()
         if (earlier := applied_change(request_key)) is not None:
             db.session.rollback()
@@ -254,6 +260,24 @@ def _move_results(game_ids: Sequence[int], from_id: int, to_id: int) -> None:
             )
 
 
+def _lost_race_is_busy(write: Callable[P, R]) -> Callable[P, R]:
+    """A write that lost a race to another (PostgreSQL's serialization failure under
+    REPEATABLE READ, SQLite's busy lock) stores nothing and is refused as busy, not a 500."""
+
+    @functools.wraps(write)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return write(*args, **kwargs)
+        except sa.exc.OperationalError as error:
+            db.session.rollback()
+            if lost_race(error):
+                raise RosterRefused(Refusal.BUSY) from None
+            raise
+
+    return guarded
+
+
+@_lost_race_is_busy
 def rename(player_id: int, name: str, request_key: str | None) -> PlayerChange:
     """Give the player a new name (cleaned as setup cleans it; the form checked its shape).
 
@@ -295,6 +319,7 @@ def played_together(player_id: int, other_id: int) -> list[Game]:
     )
 
 
+@_lost_race_is_busy
 def merge(player_id: int, into_id: int, request_key: str | None) -> PlayerChange:
     """Move every seat of the player to ``into_id`` and take the player off the roster; its
     name (and the names that were aliases of it) become aliases of the other player.
@@ -352,6 +377,7 @@ def merge(player_id: int, into_id: int, request_key: str | None) -> PlayerChange
     return record
 
 
+@_lost_race_is_busy
 def undo(change_id: int, request_key: str | None) -> PlayerChange:
     """Revert a rename or a merge exactly (see the module's docstring for when it is refused)."""
     change = change_of(change_id)
