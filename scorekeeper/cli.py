@@ -4,9 +4,12 @@ import socket
 
 import click
 import segno
+import sqlalchemy as sa
 from flask import Flask
 
-from . import exchange
+from . import exchange, ratings, results
+from .extensions import db
+from .models import Game
 from .views.live import remember_announced
 
 
@@ -50,6 +53,15 @@ def init_app(app: Flask) -> None:
         else:
             for chunk in exchange.backup_chunks():
                 click.echo(chunk, nl=False)
+
+    @app.cli.command("refresh")
+    def refresh() -> None:
+        """Compute every game's stored results and the all-time ladder now (after an upgrade
+        or a large restore), so that no page waits for them."""
+        computed = results.refresh(sa.select(Game.id))
+        ratings.refresh(ratings.ALL_TIME, None)
+        db.session.remove()
+        click.echo(f"{computed} games' results computed; the all-time ladder is current.")
 
     @app.cli.command("import")
     @click.argument("path", type=click.Path(exists=True, dir_okay=False))

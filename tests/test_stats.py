@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from scorekeeper import queries, records, rules
+from scorekeeper import queries, ratings, records, rules
 from scorekeeper.extensions import db
-from scorekeeper.models import Entry, Game, GameStatus, Player
+from scorekeeper.models import Entry, Game, GameStatus, Player, SeatResult
 from scorekeeper.reports.stats import PlayedGame, Rate, player_stats
 from tests.factories import BASE_TIME, make_game, random_rounds
 
@@ -240,3 +240,23 @@ def test_stored_results_follow_a_correction_of_a_finished_game(db_app):
         db.session.commit()
         figures = queries.player_stats(ann, [])
         assert (figures.wins, figures.bids.hits, figures.best.final_total) == (0, 1, 20)
+
+
+def test_flask_refresh_stores_every_games_results_and_the_ladder(app):
+    with app.app_context():
+        game = make_game(["Ann", "Bob", "Cy"], GAME_1, game_rules=RULES)
+        game_id, version = game.id, game.version
+    answer = app.test_cli_runner().invoke(args=["refresh"])
+    assert answer.exit_code == 0, answer.output
+    assert "1 games' results computed" in answer.output
+    with app.app_context():
+        stored = db.session.scalars(
+            sa.select(SeatResult.version).where(SeatResult.game_id == game_id)
+        ).all()
+        assert stored == [version] * 3
+        assert (
+            ratings.first_change(db.session, ratings.ladder_key(ratings.ALL_TIME, None), None)
+            is None
+        )
+    again = app.test_cli_runner().invoke(args=["refresh"])
+    assert "0 games' results computed" in again.output
