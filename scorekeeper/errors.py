@@ -1,10 +1,12 @@
 """Error pages: one place for 400/403/404/405/409/413/422/500, full page or htmx fragment."""
 
-from flask import Flask, Response, abort, render_template, request
+import sqlalchemy as sa
+from flask import Flask, Response, abort, current_app, render_template, request
 from flask_htmx import make_response as htmx_response
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from .changes import lost_race
 from .extensions import db, htmx
 from .i18n import gettext as _
 
@@ -70,3 +72,15 @@ def init_app(app: Flask) -> None:
             _("Something went wrong"),
             _("Nothing was saved. Try again; if it keeps failing, tell the host."),
         )
+
+    @app.errorhandler(sa.exc.DBAPIError)
+    def database_error(error: sa.exc.DBAPIError) -> Response:
+        """A write that lost a race the write path does not expect (on PostgreSQL, e.g. a
+        player renamed while a game seating them starts) stored nothing: say so, as a 409,
+        not as a crash. Any other database error is a 500."""
+        db.session.rollback()
+        if lost_race(error):
+            title, message = standard_texts()[409]
+            return render_error(409, title, message)
+        current_app.logger.error("database error", exc_info=error)
+        return server_error(InternalServerError(original_exception=error))

@@ -3,6 +3,7 @@
 import pytest
 import sqlalchemy as sa
 
+from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, Game, Player, Round
 from tests.factories import new_game
@@ -177,3 +178,27 @@ def test_a_json_body_is_refused_as_such_and_changes_nothing(ctx, client, body):
     )
     assert response.status_code == 415
     assert version(game_id) == 1
+
+
+@pytest.mark.parametrize(
+    ("message", "status"),
+    [("database is locked", 409), ("disk I/O error", 500)],
+)
+def test_a_write_that_loses_a_race_the_path_did_not_expect_is_a_409(
+    ctx, client, monkeypatch, message, status
+):
+    """E.g. on PostgreSQL a player renamed while a game seating them starts: the database
+    refuses one of the two; that one is told something changed elsewhere, nothing stored."""
+    game_id = new_game(bid_rule="free", plan=rules.RoundPlan("first_n", rounds=1))
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    games_before = db.session.scalar(sa.select(sa.func.count()).select_from(Game))
+
+    def racing(*_args, **_kwargs):
+        raise sa.exc.OperationalError("INSERT INTO seats …", {}, Exception(message))
+
+    monkeypatch.setattr("scorekeeper.gameplay.play_again", racing)
+    answer = post(client, game_id, "again", {"request_key": "race-1"})
+    assert answer.status_code == status
+    expected = "changed on another phone" if status == 409 else "Nothing was saved"
+    assert expected in text(answer)
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == games_before
