@@ -202,3 +202,12 @@ def test_a_write_that_loses_a_race_the_path_did_not_expect_is_a_409(
     expected = "changed on another phone" if status == 409 else "Nothing was saved"
     assert expected in text(answer)
     assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == games_before
+
+
+def test_a_name_that_case_folding_lengthens_past_the_limit_is_refused(ctx, client):
+    """ "ﬃ" is one character that folds to three: 20 of them fit the name but not the key."""
+    name = "\ufb03" * 20
+    answer = client.post("/games/new", data={"action": "add", "new_name": name})
+    assert answer.status_code == 422
+    assert "at most 40 characters" in text(answer)
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(Player)) == 0

@@ -61,7 +61,8 @@ def name_problem(name: str) -> str | None:
         return _("Type a name first.")
     if has_control_characters(name):
         return _("A name can only hold letters, digits and signs.")
-    if len(name) > NAME_MAX_LENGTH:
+    # The roster's key too: case folding can lengthen a name ("ﬃ" folds to "ffi").
+    if len(name) > NAME_MAX_LENGTH or len(name_key(name)) > NAME_MAX_LENGTH:
         return _("A name has at most %(max)d characters.", max=NAME_MAX_LENGTH)
     return None
 
