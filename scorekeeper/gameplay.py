@@ -317,11 +317,21 @@ def record_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
 
 
 def record_bids(game: Game, round_: Round, bids: Mapping[int, int | None]) -> None:
-    """All bids at once (hidden or secret reveal)."""
+    """All bids at once (hidden or secret reveal): those not made yet on the players' own
+    phones. A sealed bid stands; the table, which cannot see it, may not send one for that
+    seat (whether it matched would tell the bid)."""
     _require_open(game, round_)
     _require_trump(round_)
     game_rules = rules_of(game)
     totals = sheet_of(game).totals
+    sealed = {seat: bid for seat, bid in bids_of(round_).items() if bid is not None}
+    if game_rules.bid_reveal is not rules.BidReveal.OPEN and sealed:
+        _check(
+            rules.Problem(P.NOT_BIDDERS_TURN, "bid", seat)
+            for seat in sealed
+            if bids.get(seat) is not None
+        )
+        bids = dict(bids) | sealed
     _check(
         rules.validate_bids(
             game_rules, round_.number, round_.hand_size, round_.dealer, bids, totals
@@ -330,6 +340,43 @@ def record_bids(game: Game, round_: Round, bids: Mapping[int, int | None]) -> No
     for entry in round_.entries:
         entry.bid = bids.get(entry.seat)
     round_.state = RoundState.PLAYING
+
+
+def seal_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
+    """One player's bid from their own phone in a hidden or secret round: any bidder, in any
+    order, once. It stays sealed (:func:`rules.bids_are_secret`) until the last bidder's is in,
+    which reveals them all at once."""
+    _require_open(game, round_)
+    _require_trump(round_)
+    game_rules = rules_of(game)
+    bids = bids_of(round_)
+    if (
+        game_rules.bid_reveal is rules.BidReveal.OPEN
+        or round_.state != RoundState.BIDDING
+        or seat not in rules.bid_order(game_rules, round_.dealer)
+        or bids.get(seat) is not None
+    ):
+        raise RulesRejected([rules.Problem(P.NOT_BIDDERS_TURN, "seat", seat)])
+    bids |= {seat: bid}
+    totals = sheet_of(game).totals
+    problems = rules.validate_bids(
+        game_rules, round_.number, round_.hand_size, round_.dealer, bids, totals
+    )
+    _check(p for p in problems if p.code != P.BID_MISSING)
+    _entry(round_, seat).bid = bid
+    if all(bids.get(s) is not None for s in rules.bid_order(game_rules, round_.dealer)):
+        round_.state = RoundState.PLAYING
+
+
+def only_sealed_bids_since(game: Game, version: int | None) -> bool:
+    """Whether every change after ``version`` is another player's sealed bid: a sealed bid
+    does not depend on the others (nobody sees them), so it need not be entered again."""
+    if version is None or not 1 <= version < game.version:
+        return False
+    later = [change for change in game.changes if change.version > version]
+    return len(later) == game.version - version and all(
+        change.action == ChangeAction.SEAL_BID for change in later
+    )
 
 
 def clear_last_bid(game: Game, round_: Round) -> None:

@@ -27,6 +27,7 @@ from .models import (
     Player,
     Round,
     Seat,
+    SeatLink,
     SeatResult,
 )
 from .reports import stats
@@ -92,6 +93,44 @@ def data_version() -> int:
 def live_version(token: str) -> sa.Row[tuple[int, int]] | None:
     """The id and version of the game behind a live link (one small query for a poll)."""
     return db.session.connection().execute(_LIVE_VERSION, {"token": token}).first()
+
+
+_GAME_VERSION = sa.select(_GAMES.c.version).where(_GAMES.c.id == sa.bindparam("game_id"))
+
+
+def game_version(game_id: int) -> int | None:
+    """A game's version, or None when there is no such game (one small query for a poll)."""
+    return db.session.connection().execute(_GAME_VERSION, {"game_id": game_id}).scalar()
+
+
+# --- each player's own phone ----------------------------------------------------------------
+
+_SEATS = Seat.__table__
+_LINKS = SeatLink.__table__
+_SEAT_VERSION = (
+    sa.select(_GAMES.c.id, _GAMES.c.version, _SEATS.c.position)
+    .select_from(_LINKS.join(_SEATS, _SEATS.c.id == _LINKS.c.seat_id))
+    .join(_GAMES, _GAMES.c.id == _SEATS.c.game_id)
+    .where(_LINKS.c.token == sa.bindparam("token"))
+)
+
+
+def seat_version(token: str) -> sa.Row[tuple[int, int, int]] | None:
+    """The game id, its version and the seat behind a seat link (one query for a poll); None
+    for a token that is not (or no longer) a link."""
+    if not token or len(token) > 64:
+        return None
+    return db.session.connection().execute(_SEAT_VERSION, {"token": token}).first()
+
+
+def seat_links(game: Game) -> dict[int, str]:
+    """The tokens of a game's seat links, by seat position."""
+    rows = db.session.execute(
+        sa.select(Seat.position, SeatLink.token)
+        .join(SeatLink, SeatLink.seat_id == Seat.id)
+        .where(Seat.game_id == game.id)
+    )
+    return {position: token for position, token in rows}
 
 
 def games_in_progress(limit: int) -> Sequence[Game]:

@@ -1233,9 +1233,13 @@ def validate_bids(
     return tuple(found)
 
 
-def bids_are_secret(rules: GameRules, scored: bool) -> bool:
-    """Whether a round's bids must stay off every screen: secret bids, until the tricks are in."""
-    return rules.bid_reveal is BidReveal.SECRET and not scored
+def bids_are_secret(rules: GameRules, scored: bool, bidding: bool = False) -> bool:
+    """Whether a round's bids must stay off every screen: secret bids until the tricks are in,
+    and hidden bids while the round is still ``bidding`` (the bids made on the players' own
+    phones are sealed until the last one is in, then revealed together)."""
+    if rules.bid_reveal is BidReveal.SECRET:
+        return not scored
+    return rules.bid_reveal is BidReveal.HIDDEN and bidding and not scored
 
 
 def validate_cloud(

@@ -192,10 +192,11 @@
     pickNumber(box, option, !begins);
   });
 
-  // --- Live view: a poll answered "not modified" reaches htmx as the cached copy; keep the board. ---
+  // --- Polls (live view, a player's phone, the table waiting for bids): an answer "not
+  // modified" reaches htmx as the cached copy; keep what is shown. ---
   document.addEventListener("htmx:beforeSwap", function (event) {
     var board = event.detail.target;
-    if (!board || board.id !== "live-board") return;
+    if (!board || !board.dataset || !board.dataset.etag) return;
     var etag = event.detail.xhr.getResponseHeader("ETag");
     if (etag && etag === board.dataset.etag) event.detail.shouldSwap = false;
   });

@@ -126,6 +126,9 @@ ROUTE_FIELDS: dict[str, tuple[str, ...]] = {
     "play.abandon": _WRITE,
     "play.play_again": _WRITE,
     "play.later_rounds": (*_WRITE, "later"),
+    "seat.bid": (*_WRITE, "round:number", "bid:number"),
+    "seat.renew_links": ("seat:seat",),
+    "seat.end_link": ("seat:seat",),
     "history.restore": ("backup:file",),
     "players.rename": ("request_key", "name:name"),
     "players.merge": ("request_key", "into:text"),
@@ -153,6 +156,8 @@ EXPECTED_ACTION = {
 NEW_GAME_ROUTES = frozenset({"play.play_again", "setup.new_game"})
 # Routes that sign in and out: they may store a sign-in, never game data.
 ACCESS_ROUTES = frozenset({"access.login", "access.logout"})
+# Routes that make or revoke the players' own seat links: they store seat links, nothing else.
+SEAT_LINK_ROUTES = frozenset({"seat.renew_links", "seat.end_link"})
 # Routes that change the roster: what an accepted one may store, and by how much it changes
 # the number of players and of the roster's log entries.
 ROSTER_ROUTES = {"players.rename": (0, 1), "players.merge": (-1, 1), "players.undo": (None, 0)}
@@ -1504,6 +1509,11 @@ def judge(
         return problems  # a restore adds games and players: any number
     if request.endpoint in ROSTER_ROUTES:
         return problems + roster_problems(request.endpoint, before.tables, tables_after)
+    if request.endpoint in SEAT_LINK_ROUTES:
+        outside = {name: change for name, change in changed.items() if name != "seat_links"}
+        if outside or game_changed:
+            problems.append(f"{request.endpoint} stored more than seat links: {outside}")
+        return problems
     if request.endpoint in ACCESS_ROUTES or not (
         request.game_write or request.endpoint in NEW_GAME_ROUTES
     ):

@@ -1278,17 +1278,23 @@ def test_correction_that_puts_the_last_bidder_alone_in_the_lead_flags_later_cana
 
 
 @pytest.mark.parametrize(
-    ("reveal", "scored", "secret"),
+    ("reveal", "scored", "bidding", "secret"),
     [
-        (BidReveal.SECRET, False, True),
-        (BidReveal.SECRET, True, False),
-        (BidReveal.HIDDEN, False, False),
-        (BidReveal.OPEN, False, False),
+        (BidReveal.SECRET, False, True, True),
+        (BidReveal.SECRET, False, False, True),
+        (BidReveal.SECRET, True, False, False),
+        (BidReveal.HIDDEN, False, False, False),
+        (BidReveal.HIDDEN, False, True, True),
+        (BidReveal.HIDDEN, True, False, False),
+        (BidReveal.OPEN, False, True, False),
+        (BidReveal.OPEN, False, False, False),
     ],
 )
-def test_secret_bids_stay_hidden_only_until_the_round_is_scored(reveal, scored, secret):
+def test_secret_bids_stay_hidden_until_scored_and_hidden_bids_until_all_are_in(
+    reveal, scored, bidding, secret
+):
     game_rules = GameRules(players=3, bid_rule=BidRule.FREE, bid_reveal=reveal)
-    assert bids_are_secret(game_rules, scored) is secret
+    assert bids_are_secret(game_rules, scored, bidding) is secret
 
 
 # --- what the table shows: order of play, next bidder, take-back, dealer change, trump ------

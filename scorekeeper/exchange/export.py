@@ -99,7 +99,8 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
 
 
 def secret_rounds(game: Game) -> set[int]:
-    """Rounds whose bids nobody may see yet (secret bids before the tricks are in).
+    """Rounds whose bids nobody may see yet (secret bids before the tricks are in, hidden
+    bids sealed on the players' phones before the last one is in).
 
     The one place every file written here asks (game CSV, game JSON and the backup), so a
     bid not revealed yet never leaves the server; it is :func:`rules.bids_are_secret`'s
@@ -109,7 +110,9 @@ def secret_rounds(game: Game) -> set[int]:
     return {
         round_.number
         for round_ in game.rounds
-        if rules.bids_are_secret(game_rules, round_.state == RoundState.SCORED)
+        if rules.bids_are_secret(
+            game_rules, round_.state == RoundState.SCORED, round_.state == RoundState.BIDDING
+        )
     }
 
 

@@ -61,6 +61,21 @@ class BidForm(GameWriteForm):
     bid = WholeNumberField(validators=[InputRequired(_l("Tap a bid."))])
 
 
+class SeatBidForm(GameWriteForm):
+    """A bid from a player's own phone: the seat is the link's, never a field."""
+
+    round = WholeNumberField(
+        low=1, validators=[InputRequired(_l("The page is incomplete: reload it."))]
+    )
+    bid = WholeNumberField(validators=[InputRequired(_l("Tap a bid."))])
+
+
+class SeatLinksForm(Form):
+    """New links for the players' own phones: every seat, or the one chosen."""
+
+    seat = WholeNumberField(validators=[Optional()])
+
+
 class WerewolfForm(GameWriteForm):
     trump = StringField(validators=[InputRequired(_l("Choose the new trump.")), Length(max=16)])
 

@@ -1,7 +1,8 @@
 """An optional password for the whole instance, set by the host (``ACCESS_PASSWORD``).
 
-Everything asks for it except the health check, static files and the read-only live view,
-so the other phones at the table can follow a game without it.
+Everything asks for it except the health check, static files, the read-only live view and
+the players' own seat links, so the other phones at the table can follow a game (and bid
+for their own seat) without it.
 """
 
 import hmac
@@ -29,6 +30,10 @@ OPEN_ENDPOINTS = frozenset(
         "main.service_worker",
         "live.page",
         "live.board",
+        # A player's own phone: the seat link's token is the key (it bids for that seat only).
+        "seat.page",
+        "seat.pad",
+        "seat.bid",
         "access.login",
         "access.logout",
     }

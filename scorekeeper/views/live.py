@@ -16,7 +16,7 @@ import segno
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from ..models import Game
-from ..queries import live_version, load_game
+from ..queries import live_version, load_game, seat_links
 from .rendering import kept_html, render
 from .table_screen import table_context
 
@@ -151,11 +151,23 @@ def public_url(endpoint: str, **values: Any) -> str:
 
 @bp.get("/games/<int:game_id>/share")
 def share(game_id: int) -> Response:
-    """The live link for the other phones, as text and as a QR code."""
+    """The live link for the other phones, as text and as a QR code; and each player's own
+    link (to bid on their own phone), made, renewed or turned off here."""
     game = load_game(game_id)
     url = public_url("live.page", token=game.live_token)
+    links = seat_links(game)
+    phones = []
+    for seat in game.seats:
+        token = links.get(seat.position)
+        seat_url = public_url("seat.page", token=token) if token else None
+        phones.append((seat.position, seat.player.name, seat_url, _qr(seat_url)))
+    return render("live/share.html", game=game, url=url, qr=_qr(url), phones=phones)
+
+
+def _qr(url: str | None) -> str | None:
     # No fixed size: the SVG scales to its box through its viewBox.
-    qr = segno.make(url, error="m").svg_inline(
+    if url is None:
+        return None
+    return segno.make(url, error="m").svg_inline(
         border=2, dark="#1d232b", light="#ffffff", omitsize=True
     )
-    return render("live/share.html", game=game, url=url, qr=qr)

@@ -8,7 +8,6 @@ answer with the table fragment (htmx) or a redirect back to the table (plain for
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, abort, redirect, request, url_for
@@ -19,12 +18,18 @@ from ..extensions import htmx
 from ..forms import table as forms
 from ..forms.base import Form
 from ..i18n import gettext as _
-from ..i18n import lazy_gettext as _l
-from ..models import Change, ChangeAction, Game, GameStatus, Round, RoundState
-from ..queries import load_game, reload_game
-from ..records import player_names, rules_of
+from ..models import ChangeAction, Game, GameStatus, Round, RoundState
+from ..queries import game_version, load_game, reload_game
+from ..records import rules_of
 from .rendering import render, render_kept
-from .table_screen import table_context
+from .table_screen import (
+    RESENT,
+    STALE,
+    resent_with_other_values,
+    sealed_basis,
+    store,
+    table_context,
+)
 
 bp = Blueprint("play", __name__, url_prefix="/games")
 
@@ -46,67 +51,21 @@ def table(game_id: int) -> Response:
     )
 
 
+@bp.get("/<int:game_id>/poll")
+def table_poll(game_id: int) -> Response:
+    """The round screen while bids come in from the players' own phones: the game's version
+    as ETag, so a poll is a 304 until a bid (or anything else) is stored."""
+    version = game_version(game_id)
+    if version is None:
+        abort(404)
+    etag = f"table-{game_id}-{version}"
+    response = Response(status=304) if etag in request.if_none_match else table(game_id)
+    response.set_etag(etag)
+    response.cache_control.no_cache = True
+    return response
+
+
 # --- writing -------------------------------------------------------------------------------
-
-
-STALE = _l("Changed on another phone: this is the latest state. Check it and enter again.")
-RESENT = _l(
-    "Not saved: this page was already saved with other entries. This is what was stored;"
-    " enter the change again if it should be different."
-)
-
-
-def resent_with_other_values(form: forms.GameWriteForm, recorded: Change | None) -> bool:
-    """Whether a request already recorded comes again with other values (the page was sent,
-    then changed and sent again): not a double tap, and not to be dropped in silence."""
-    return (
-        recorded is not None
-        and recorded.request_digest is not None
-        and recorded.request_digest != form.digest()
-    )
-
-
-@dataclass
-class Refusal:
-    """Why a write was not stored, with the game as it is now."""
-
-    status: int
-    game: Game
-    notice: str | None = None
-
-
-def store(
-    game: Game,
-    form: forms.GameWriteForm,
-    action: ChangeAction,
-    rounds_touched: list[int],
-    change: Callable[[], dict[str, Any] | None],
-) -> Refusal | None:
-    """Store one write through :func:`changes.apply_change`; None when it is stored (or was).
-
-    A refusal by the rules puts the problems on ``form``, next to the inputs concerned.
-    """
-    try:
-        changes.apply_change(
-            game,
-            version=form.version.data,
-            request_key=form.request_key.data,
-            action=action,
-            rounds_touched=rounds_touched,
-            change=change,
-            request_digest=form.digest(),
-        )
-    except changes.AlreadyApplied as repeat:
-        if resent_with_other_values(form, repeat.change):
-            return Refusal(409, reload_game(game.id), notice=str(RESENT))
-        return None
-    except changes.StaleGame:
-        return Refusal(409, reload_game(game.id), notice=str(STALE))
-    except gameplay.RulesRejected as rejected:
-        fresh = reload_game(game.id)
-        form.add_problems(rejected.problems, player_names(fresh))
-        return Refusal(422, fresh)
-    return None
 
 
 def _write(
@@ -117,8 +76,12 @@ def _write(
     change: Callable[[Game, Round | None], dict[str, Any] | None],
     *,
     rounds_touched: list[int] | None = None,
+    sealed: bool = False,
 ) -> Response:
-    """A write from the round screen: answered with the table, or a redirect to it."""
+    """A write from the round screen: answered with the table, or a redirect to it.
+
+    ``sealed``: hidden or secret bids, which stand on the current version when only other
+    players' sealed bids came in since the page was shown (:func:`sealed_basis`)."""
     game = load_game(game_id)
     choices = forms.posted_choices(form)
     if not form.validate_on_submit():
@@ -137,7 +100,8 @@ def _write(
             notice = _("Round %(number)s is not the round being played.", number=number)
             return render_table(game, 422, notice=notice, choices=choices)
     touched = rounds_touched if rounds_touched is not None else ([number] if number else [])
-    refusal = store(game, form, action, touched, lambda: change(game, round_))
+    basis = sealed_basis(game, form) if sealed else None
+    refusal = store(game, form, action, touched, lambda: change(game, round_), version=basis)
     if refusal is not None:
         return render_table(
             refusal.game,
@@ -206,6 +170,7 @@ def bids(game_id: int, number: int) -> Response:
         lambda game, round_: gameplay.record_bids(
             game, round_, forms.seat_values(form, "bid", players)
         ),
+        sealed=True,
     )
 
 

@@ -1,16 +1,22 @@
-"""What the round screen shows (the table phone and the live view alike).
+"""What the round screen shows (the table phone, the live view and a player's own phone
+alike), and how a write from a round screen is stored.
 
-Not a blueprint: the play and live blueprints both render it. Every number and every
+Not a blueprint: the play, live and seat blueprints all use it. Every number and every
 "may this happen now" comes from :mod:`scorekeeper.rules`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .. import changes, gameplay, rules
+from ..forms import table as forms
 from ..forms.table import Choices, chosen_numbers, saved_choices
-from ..models import Game, GameStatus, RoundState
+from ..i18n import lazy_gettext as _l
+from ..models import Change, ChangeAction, Game, GameStatus, RoundState
+from ..queries import reload_game
 from ..records import player_names, round_records, rules_of, sheet_of
 from ..visitor_marks import new_request_key
 
@@ -53,7 +59,12 @@ def table_context(
     }
     if round_ is None or step == gameplay.Step.CLOSED:
         return context
-    bids = gameplay.bids_of(round_)
+    stored_bids = gameplay.bids_of(round_)
+    secret = rules.bids_are_secret(
+        game_rules, round_.state == RoundState.SCORED, round_.state == RoundState.BIDDING
+    )
+    # Bids not revealed yet are not even handed to the templates: who has bid, never what.
+    bids = {seat: None for seat in stored_bids} if secret else stored_bids
     if step == gameplay.Step.TRICKS and not choices:
         context["choices"] = saved_choices(changes.undone_outcome(game, round_))
     prefill = chosen_numbers(context["choices"], "tricks", game_rules.players)
@@ -79,7 +90,85 @@ def table_context(
         "prefill": prefill,
         "remaining": rules.remaining_tricks(round_.hand_size, prefill, bomb_chosen),
         "all_made_possible": rules.everyone_made_bid_possible(round_.hand_size, bids, False),
-        "secret": rules.bids_are_secret(game_rules, round_.state == RoundState.SCORED),
+        "secret": secret,
+        "has_bid": {seat: bid is not None for seat, bid in stored_bids.items()},
         "dealer_can_change": gameplay.dealer_can_change(game_rules, round_),
     }
     return context
+
+
+# --- storing a write from a round screen ----------------------------------------------------
+
+
+STALE = _l("Changed on another phone: this is the latest state. Check it and enter again.")
+RESENT = _l(
+    "Not saved: this page was already saved with other entries. This is what was stored;"
+    " enter the change again if it should be different."
+)
+
+
+def resent_with_other_values(form: forms.GameWriteForm, recorded: Change | None) -> bool:
+    """Whether a request already recorded comes again with other values (the page was sent,
+    then changed and sent again): not a double tap, and not to be dropped in silence."""
+    return (
+        recorded is not None
+        and recorded.request_digest is not None
+        and recorded.request_digest != form.digest()
+    )
+
+
+@dataclass
+class Refusal:
+    """Why a write was not stored, with the game as it is now."""
+
+    status: int
+    game: Game
+    notice: str | None = None
+
+
+def store(
+    game: Game,
+    form: forms.GameWriteForm,
+    action: ChangeAction,
+    rounds_touched: list[int],
+    change: Callable[[], dict[str, Any] | None],
+    *,
+    version: int | None = None,
+) -> Refusal | None:
+    """Store one write through :func:`changes.apply_change`; None when it is stored (or was).
+
+    ``version``: the version the write stands on, when not the posted one (see
+    :func:`sealed_basis`). A refusal by the rules puts the problems on ``form``, next to the
+    inputs concerned.
+    """
+    try:
+        changes.apply_change(
+            game,
+            version=form.version.data if version is None else version,
+            request_key=form.request_key.data,
+            action=action,
+            rounds_touched=rounds_touched,
+            change=change,
+            request_digest=form.digest(),
+        )
+    except changes.AlreadyApplied as repeat:
+        if resent_with_other_values(form, repeat.change):
+            return Refusal(409, reload_game(game.id), notice=str(RESENT))
+        return None
+    except changes.StaleGame:
+        return Refusal(409, reload_game(game.id), notice=str(STALE))
+    except gameplay.RulesRejected as rejected:
+        fresh = reload_game(game.id)
+        form.add_problems(rejected.problems, player_names(fresh))
+        return Refusal(422, fresh)
+    return None
+
+
+def sealed_basis(game: Game, form: forms.GameWriteForm) -> int | None:
+    """The version a hidden or secret round's bids may stand on: the current one when only
+    other players' sealed bids came in since the page was shown (nobody could see them, so
+    nothing the entry was based on changed); else the posted one."""
+    posted = form.version.data
+    if gameplay.only_sealed_bids_since(game, posted):
+        return game.version
+    return posted

@@ -35,6 +35,7 @@ ACTION_LABELS = {
     ChangeAction.SET_TRUMP: _l("Trump recorded"),
     ChangeAction.BID: _l("Bid"),
     ChangeAction.BIDS: _l("Bids"),
+    ChangeAction.SEAL_BID: _l("Bid from a phone"),
     ChangeAction.TAKE_BACK_BID: _l("Bid taken back"),
     ChangeAction.WEREWOLF: _l("Werewolf changed the trump"),
     ChangeAction.RECORD_ROUND: _l("Round recorded"),
@@ -51,6 +52,7 @@ STEP_ACTIONS = frozenset(
         ChangeAction.SET_TRUMP,
         ChangeAction.BID,
         ChangeAction.BIDS,
+        ChangeAction.SEAL_BID,
         ChangeAction.TAKE_BACK_BID,
         ChangeAction.WEREWOLF,
     }
@@ -169,6 +171,8 @@ def steps_summary(actions: Iterable[str]) -> str:
             words.append(ngettext("%(num)d bid", "%(num)d bids", count))
         elif action == ChangeAction.BIDS:
             words.append(pgettext("a step of a round in the history", "bids"))
+        elif action == ChangeAction.SEAL_BID:
+            words.append(ngettext("%(num)d bid from a phone", "%(num)d bids from phones", count))
         elif action == ChangeAction.TAKE_BACK_BID:
             words.append(ngettext("%(num)d bid taken back", "%(num)d bids taken back", count))
         elif action == ChangeAction.WEREWOLF:
@@ -314,6 +318,19 @@ def _bids(change: Change | FullChange, names: Sequence[str]) -> str:
     return _("Everyone's bids entered for round %(number)d", number=number)
 
 
+def _seal_bid(change: Change | FullChange, names: Sequence[str]) -> str | None:
+    # Who, never what: until the last bid is in, the others may not learn it.
+    number, was, now = _round_pair(change)
+    made = [seat for seat, old, new in _seat_changes(was, now, "bids") if new is not None]
+    if len(made) != 1:
+        return None
+    return _(
+        "%(name)s bid on their own phone in round %(number)d",
+        name=_name(made[0], names),
+        number=number,
+    )
+
+
 def _take_back_bid(change: Change | FullChange, names: Sequence[str]) -> str | None:
     number, was, now = _round_pair(change)
     taken = [seat for seat, old, new in _seat_changes(was, now, "bids") if new is None]
@@ -429,6 +446,7 @@ _DESCRIBE: dict[ChangeAction, Callable[[Change | FullChange, Sequence[str]], str
     ChangeAction.CHANGE_DEALER: _change_dealer,
     ChangeAction.BID: _bid,
     ChangeAction.BIDS: _bids,
+    ChangeAction.SEAL_BID: _seal_bid,
     ChangeAction.TAKE_BACK_BID: _take_back_bid,
     ChangeAction.RECORD_ROUND: _record_round,
     ChangeAction.EDIT_ROUND: _edit_round,
