@@ -318,6 +318,10 @@ def key_used_elsewhere(connection: sa.Connection, key: str | None, game_id: int 
     return found.first() is not None
 
 
+# gunicorn's limit_request_line (its default): a longer request line is refused by gunicorn.
+GUNICORN_REQUEST_LINE = 4094
+
+
 def with_retries(engine: sa.Engine, work: Any, begin: bool = False) -> Any:
     """Run ``work(connection)``; again when SQLite is busy with the server's writes (on a
     loaded machine a write can hold the lock for seconds: up to about a minute in all)."""
@@ -366,6 +370,10 @@ def one_request(
     try:
         status, answer_headers, text = phone.send("POST", request.path, body, headers)
     except (http.client.HTTPException, OSError) as error:
+        if len(request.path) > GUNICORN_REQUEST_LINE:
+            # gunicorn refuses a request line this long (400) and closes before the body.
+            tally.add(spec.endpoint, 400, False)
+            return
         tally.add(spec.endpoint, None, None)
         with tally.lock:
             tally.server_errors.append(f"{request.describe(300)} -> no answer: {error!r}")

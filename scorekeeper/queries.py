@@ -7,6 +7,7 @@ and their number stays fixed however many games, rounds or players there are.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -90,8 +91,14 @@ def data_version() -> int:
     return db.session.execute(_DATA_VERSION).scalar() or 0
 
 
+# What the app hands out as a live or seat link's token (hex, or secrets.token_urlsafe).
+_LINK_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 def live_version(token: str) -> sa.Row[tuple[int, int]] | None:
     """The id and version of the game behind a live link (one small query for a poll)."""
+    if not _LINK_TOKEN.fullmatch(token):
+        return None
     return db.session.connection().execute(_LIVE_VERSION, {"token": token}).first()
 
 
@@ -118,7 +125,7 @@ _SEAT_VERSION = (
 def seat_version(token: str) -> sa.Row[tuple[int, int, int]] | None:
     """The game id, its version and the seat behind a seat link (one query for a poll); None
     for a token that is not (or no longer) a link."""
-    if not token or len(token) > 64:
+    if not _LINK_TOKEN.fullmatch(token):  # e.g. a NUL byte, which PostgreSQL cannot compare
         return None
     return db.session.connection().execute(_SEAT_VERSION, {"token": token}).first()
 

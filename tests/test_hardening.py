@@ -211,3 +211,27 @@ def test_a_name_that_case_folding_lengthens_past_the_limit_is_refused(ctx, clien
     assert answer.status_code == 422
     assert "at most 40 characters" in text(answer)
     assert db.session.scalar(sa.select(sa.func.count()).select_from(Player)) == 0
+
+
+def test_a_link_token_or_seat_the_app_never_hands_out_is_refused_on_every_database(db_app):
+    """PostgreSQL cannot compare a text with a NUL byte, nor a seat number with a smallint
+    column once it is out of range: such requests are a 404 or a 422, never a 500."""
+    client = db_app.test_client()
+    with db_app.app_context():
+        game_id = new_game(["Ann", "Bob", "Cy"])
+    for path in ("/live/%00", "/live/%00/board", "/seat/%00", "/seat/%001/pad"):
+        assert client.get(path).status_code == 404, path
+    assert client.post("/seat/%00/bid", data={"bid": "0"}).status_code == 404
+    answer = client.post(f"/games/{game_id}/seat-links/off", data={"seat": "456165"})
+    assert answer.status_code == 422
+
+
+@pytest.mark.parametrize("key", ["\r\n", " ", "\t"])
+def test_a_request_key_of_spaces_or_line_breaks_is_refused_not_taken_for_none(ctx, client, key):
+    """Such a key is not one the app hands out; taken as 'no key' it was stored, and another
+    request with the same hostile key was then answered as its repeat, storing nothing."""
+    game_id = new_game(["Ann", "Bob", "Cy"])
+    before = version(game_id)
+    answer = post(client, game_id, "abandon", {"request_key": key})
+    assert answer.status_code == 422
+    assert version(game_id) == before

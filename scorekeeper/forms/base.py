@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from flask_wtf import FlaskForm
 from wtforms import IntegerField
-from wtforms.validators import Regexp
+from wtforms.validators import Optional, Regexp
 
 from .. import rules
 from ..i18n import lazy_gettext as _l
@@ -54,6 +54,9 @@ class WholeNumberField(IntegerField):
 
 # The key a rendered form carries (secrets.token_urlsafe): retries and double taps share it.
 REQUEST_KEY = Regexp(r"^[A-Za-z0-9_-]{1,64}$", message=_l("The page is incomplete: reload it."))
+# A request key field: left out is fine (no double-tap check); anything else must be a key
+# the app hands out — a key of spaces or line breaks too (Optional would let it through).
+KEY_CHECKS = [Optional(strip_whitespace=False), REQUEST_KEY]
 
 
 # Per-seat inputs are named after the thing and the seat: ``bid_2``, ``tricks_0``.

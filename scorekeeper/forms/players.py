@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from wtforms import HiddenField, SelectField, StringField
-from wtforms.validators import Optional, ValidationError
+from wtforms.validators import ValidationError
 
 from ..i18n import lazy_gettext as _l
 from ..visitor_marks import new_request_key
-from .base import REQUEST_KEY, Form, whole_number
+from .base import KEY_CHECKS, Form, whole_number
 from .setup import NAME_MAX_LENGTH, clean_name, name_problem
 
 
 class RosterForm(Form):
     """A roster change: one key per rendered form, so a double tap does it once."""
 
-    request_key = HiddenField(default=new_request_key, validators=[Optional(), REQUEST_KEY])
+    request_key = HiddenField(default=new_request_key, validators=KEY_CHECKS)
 
 
 class RenameForm(RosterForm):

@@ -16,14 +16,14 @@ from wtforms import (
     SelectMultipleField,
     StringField,
 )
-from wtforms.validators import Optional, ValidationError
+from wtforms.validators import ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from .. import rules
 from ..i18n import gettext as _
 from ..models import name_key
 from ..visitor_marks import new_request_key
-from .base import REQUEST_KEY, Form, whole_number
+from .base import KEY_CHECKS, Form, whole_number
 
 NAME_MAX_LENGTH = 40
 RANDOM_DEALER = "random"
@@ -99,7 +99,7 @@ class NewGameForm(Form):
 
     action = StringField()
     # One key per setup: a second tap on "Start game" finds the game the first one created.
-    request_key = HiddenField(default=new_request_key, validators=[Optional(), REQUEST_KEY])
+    request_key = HiddenField(default=new_request_key, validators=KEY_CHECKS)
     seats = SeatListField()
     new_name = StringField(filters=[lambda value: value or ""])
     first_dealer = StringField(default=RANDOM_DEALER)

@@ -16,7 +16,7 @@ from .. import rules
 from ..changes import SavedOutcome
 from ..i18n import lazy_gettext as _l
 from ..models import Round
-from .base import REQUEST_KEY, Form, WholeNumberField, seat_field_name, whole_number
+from .base import KEY_CHECKS, Form, WholeNumberField, seat_field_name, whole_number
 
 NO_TRUMP = "none"
 
@@ -27,7 +27,7 @@ class GameWriteForm(Form):
     version = WholeNumberField(
         low=1, validators=[InputRequired(_l("The page is incomplete: reload it."))]
     )
-    request_key = HiddenField(validators=[Optional(), REQUEST_KEY])
+    request_key = HiddenField(validators=KEY_CHECKS)
 
 
 class TrumpForm(GameWriteForm):
@@ -73,7 +73,7 @@ class SeatBidForm(GameWriteForm):
 class SeatLinksForm(Form):
     """New links for the players' own phones: every seat, or the one chosen."""
 
-    seat = WholeNumberField(validators=[Optional()])
+    seat = WholeNumberField(validators=[Optional()], high=rules.MAX_PLAYERS - 1)
 
 
 class WerewolfForm(GameWriteForm):
