@@ -178,7 +178,7 @@ class Game(db.Model):
         back_populates="game", order_by="Round.number", cascade="all, delete-orphan"
     )
     changes: Mapped[list[Change]] = relationship(
-        back_populates="game", order_by="Change.id", cascade="all, delete-orphan"
+        back_populates="game", order_by="Change.version", cascade="all, delete-orphan"
     )
 
     __table_args__ = (

@@ -376,7 +376,11 @@ def clone_game(connection: sa.Connection, template_id: int) -> int:
     def copy_rows(table: sa.Table, **replace: Any) -> None:
         names = [c.name for c in table.c if c.name not in ("id", "game_id")]
         values = [replace.get(name, table.c[name]) for name in names]
-        chosen = sa.select(sa.literal(game_id), *values).where(table.c.game_id == template_id)
+        chosen = (
+            sa.select(sa.literal(game_id), *values)
+            .where(table.c.game_id == template_id)
+            .order_by(table.c.id)  # the copies' ids in the originals' order
+        )
         connection.execute(sa.insert(table).from_select(["game_id", *names], chosen))
 
     copy_rows(seats)

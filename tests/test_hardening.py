@@ -235,3 +235,29 @@ def test_a_request_key_of_spaces_or_line_breaks_is_refused_not_taken_for_none(ct
     answer = post(client, game_id, "abandon", {"request_key": key})
     assert answer.status_code == 422
     assert version(game_id) == before
+
+
+def test_undo_takes_back_the_latest_version_whatever_order_the_rows_were_stored_in(ctx, client):
+    """A copied or restored history may hold its rows out of version order (PostgreSQL's
+    INSERT … SELECT does not keep it): undo must still take back the latest change."""
+    game_id = new_game(["Ann", "Bob", "Cy"], bid_rule="free")
+    trump(client, game_id, 1)
+    for seat in (1, 2, 0):
+        post(client, game_id, "rounds/1/bid", {"seat": seat, "bid": 0})
+    last, before = db.session.execute(
+        sa.select(Change.id, Change.version)
+        .where(Change.game_id == game_id)
+        .order_by(Change.version.desc())
+        .limit(2)
+    ).all()
+    # Swap the two newest rows' ids: the newest version now has the smaller id.
+    swap = {last.id: -1, before.id: last.id}
+    for old, new in swap.items():
+        db.session.execute(sa.update(Change).where(Change.id == old).values(id=new))
+    db.session.execute(sa.update(Change).where(Change.id == -1).values(id=before.id))
+    db.session.commit()
+    answer = post(client, game_id, "undo", {"request_key": "undo-latest"})
+    assert answer.status_code == 303
+    db.session.expire_all()
+    bids = [entry.bid for entry in db.session.get(Game, game_id).rounds[0].entries]
+    assert bids == [None, 0, 0]  # Ann's bid, the last one made, taken back
