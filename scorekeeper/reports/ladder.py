@@ -21,6 +21,7 @@ from importlib.metadata import version
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from .. import rules
+from .charts import Tick
 
 # The library's defaults, written out: a new release changing a default must not change
 # the club's ratings silently. tau keeps sigma from shrinking to nothing (ratings keep
@@ -140,12 +141,6 @@ class RatingPoint:
 
 
 @dataclass(frozen=True)
-class RatingTick:
-    value: int
-    position: float
-
-
-@dataclass(frozen=True)
 class RatingChart:
     width: int
     height: int
@@ -153,7 +148,7 @@ class RatingChart:
     right: float
     top: float
     bottom: float
-    y_ticks: tuple[RatingTick, ...]
+    y_ticks: tuple[Tick, ...]
     path: str
     last: tuple[float, float]
     points: tuple[RatingPoint, ...]  # the points drawn, oldest first
@@ -215,7 +210,7 @@ def rating_chart(points: Sequence[RatingPoint]) -> RatingChart | None:
         right=right,
         top=TOP,
         bottom=bottom,
-        y_ticks=tuple(RatingTick(v, y_of(v)) for v in range(low, high + 1, step)),
+        y_ticks=tuple(Tick(v, y_of(v)) for v in range(low, high + 1, step)),
         path="M" + " L".join(f"{x:g},{y:g}" for x, y in coordinates),
         last=coordinates[-1],
         points=drawn,
