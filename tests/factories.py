@@ -2,10 +2,12 @@
 through the app's own write path as the setup page does (:func:`new_game`)."""
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
+from sqlalchemy import event
 
 from scorekeeper import gameplay, rules
 from scorekeeper.extensions import db
@@ -122,3 +124,20 @@ def random_rounds(
             bids[-1] = bids[-1] + 1 if bids[-1] < size else bids[-1] - 1
         made.append((bids, tricks))
     return made
+
+
+@contextmanager
+def counted(app) -> Iterator[list[str]]:
+    """The SQL statements run while the block runs (for query-count tests)."""
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", count)

@@ -1,35 +1,15 @@
 """Pages run a fixed number of SQL queries, however many games, rounds or players exist."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
-
-from sqlalchemy import event
 
 from scorekeeper import ratings, rules
 from scorekeeper.extensions import db
-from tests.factories import BASE_TIME, make_game, random_rounds
+from tests.factories import BASE_TIME, counted, make_game, random_rounds
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]
 # One game more than a page of the games list (20 a page): full pages, a second page, and
 # every table size from 3 to 6 players. A query per game or per round would show at once.
 MANY_GAMES = 21
-
-
-@contextmanager
-def counted(app) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def count(conn, cursor, statement, parameters, context, executemany) -> None:
-        statements.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
 
 
 def seed(app, games: int) -> None:

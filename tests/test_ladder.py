@@ -3,13 +3,10 @@ kept current from the first changed game on, and read in a fixed number of queri
 
 import math
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy import event
 
 from scorekeeper import ratings, rules
 from scorekeeper.extensions import db
@@ -19,6 +16,7 @@ from scorekeeper.reports import ladder
 from scorekeeper.reports.ladder import Finish, GameFinish, Rating
 from tests.factories import BASE_TIME, make_game, new_game, random_rounds
 from tests.play_helpers import play_round
+from tests.test_history_queries import counted
 
 # --- the hand-checked example --------------------------------------------------------------
 #
@@ -383,22 +381,6 @@ def test_player_page_shows_the_rating_over_time(client, ctx):
 
 
 # --- cost ----------------------------------------------------------------------------------
-
-
-@contextmanager
-def counted(app) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def count(conn, cursor, statement, parameters, context, executemany) -> None:
-        statements.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
 
 
 URLS = (
