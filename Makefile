@@ -37,9 +37,7 @@ translations: $(VENV)/.installed-test
 
 ## run: set up .venv, migrate the database, serve on 0.0.0.0:$(PORT) and print the phone address
 run: $(VENV)/.installed-run $(COMPILED)
-	$(BIN)/flask db upgrade
-	$(BIN)/flask announce --port $(PORT)
-	exec $(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --threads 4 --access-logfile - 'scorekeeper:create_app()'
+	exec $(BIN)/flask serve --port $(PORT) --workers $(WORKERS)
 
 ## test: set up .venv with the test extras, lint, check formatting and layers, run the suite
 test: $(VENV)/.installed-test $(COMPILED)

@@ -1,6 +1,8 @@
-"""Command-line tools for the host: ``flask --app scorekeeper announce``."""
+"""Command-line tools for the host: ``flask --app scorekeeper serve``, ``announce`` …"""
 
+import os
 import socket
+import sys
 
 import click
 import segno
@@ -24,6 +26,24 @@ def lan_address() -> str:
             return "127.0.0.1"
 
 
+def server_command(host: str, port: int, workers: int, threads: int) -> list[str]:
+    """The production server's command line: the one place that says how the app is served."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{host}:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--access-logfile",
+        "-",
+        "scorekeeper:create_app()",
+    ]
+
+
 def init_app(app: Flask) -> None:
     @app.cli.command("announce")
     @click.option("--port", default=8000, show_default=True, help="Port the server listens on.")
@@ -35,6 +55,24 @@ def init_app(app: Flask) -> None:
         click.echo("\nWizard Scorekeeper is starting. Open this on a phone on the same network:\n")
         segno.make(url, error="m").terminal(compact=True)
         click.echo(f"\n  {url}\n")
+
+    @app.cli.command("serve")
+    @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
+    @click.option("--port", default=8000, show_default=True, help="Port to listen on.")
+    @click.option("--workers", default=2, show_default=True, help="Server processes.")
+    @click.option("--threads", default=4, show_default=True, help="Threads per process.")
+    @click.pass_context
+    def serve(context: click.Context, host: str, port: int, workers: int, threads: int) -> None:
+        """Migrate the database, print the phone address, then serve the app (what `make run`
+        does; the tests that play on the real server start exactly this)."""
+        from flask_migrate import upgrade
+
+        upgrade()
+        db.engine.dispose()
+        context.invoke(announce, port=port)
+        command = server_command(host, port, workers, threads)
+        sys.stdout.flush()
+        os.execv(command[0], command)
 
     @app.cli.command("export")
     @click.option(
