@@ -121,6 +121,9 @@ def configure(app: Flask, overrides: dict | None) -> None:
         SUIT_STYLE="classic",
         # Pages kept rendered per process until something is stored (0: render every time).
         PAGE_CACHE_SIZE=256,
+        # …and at most this many bytes of their HTML in all (a restored giant game's page
+        # or many distinct filters cannot grow a worker without bound).
+        PAGE_CACHE_BYTES=32 * 2**20,
         # Wrong passwords allowed per client address (Flask-Limiter's notation).
         LOGIN_RATE_LIMIT="10 per minute",
         RATELIMIT_STORAGE_URI="memory://",

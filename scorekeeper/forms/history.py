@@ -66,6 +66,9 @@ class PeriodFilter(Form):
     date_from = DayField(_l("From"), validators=[Optional()])
     date_to = DayField(_l("To"), validators=[Optional()])
 
+    # The query parameters this filter reads (what a kept page's key holds of the URL).
+    READS: tuple[str, ...] = ("date_from", "date_to")
+
     def validate(self, extra_validators: Any = None) -> bool:
         ok = super().validate(extra_validators)
         if self.date_from.data and self.date_to.data and self.date_from.data > self.date_to.data:
@@ -95,6 +98,7 @@ class GamesFilter(PeriodFilter):
     )
 
     FILTERS = ("player", "status", "plan", "bid_rule", "date_from", "date_to")
+    READS = (*FILTERS, "page")
 
     def chosen_count(self) -> int:
         """How many filters narrow the list, as asked (a refused date counts too)."""

@@ -55,6 +55,7 @@ def games() -> Response:
         "history/games.html",
         "history/_games.html",
         games_context,
+        reads=GamesFilter.READS,
     )
 
 

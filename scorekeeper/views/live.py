@@ -17,7 +17,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from ..models import Game
 from ..queries import live_version, load_game, seat_links
-from .rendering import kept_html, render
+from .rendering import kept_html, render, viewer_tag
 from .table_screen import table_context
 
 bp = Blueprint("live", __name__)
@@ -27,7 +27,8 @@ ANNOUNCED_FILE = "announced_url"
 
 
 def _etag(game_id: int, version: int, part: str) -> str:
-    return f"{part}-{game_id}-{version}"
+    # The viewer's language and time zone too: the same version reads differently in each.
+    return f"{part}-{game_id}-{version}-{viewer_tag()}"
 
 
 def _conditional(token: str, part: str) -> tuple[int, str] | Response:

@@ -31,6 +31,7 @@ def player(player_id: int) -> Response:
         "players/player.html",
         "players/_stats.html",
         lambda: player_context(player_id),
+        reads=PeriodFilter.READS,
     )
 
 

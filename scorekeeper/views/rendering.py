@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -16,6 +16,7 @@ from flask import (
     Flask,
     Response,
     current_app,
+    g,
     make_response,
     render_template,
     request,
@@ -26,7 +27,7 @@ from flask_babel import get_timezone
 from ..extensions import htmx
 from ..i18n import locale_name
 from ..queries import data_version
-from ..visitor_marks import csrf_token, fill_in, keeping
+from ..visitor_marks import csrf_token, fill_in, keeping, kept_query
 
 
 def render(
@@ -50,68 +51,118 @@ def render(
 #
 # A finished game's page, a score sheet or the live board is the same HTML for everyone
 # until the game changes: every write raises the game's version. Such a page is rendered
-# once per version (and language, time zone, address and URL) and kept in this process;
-# the per-visitor parts, the CSRF token and the forms' request keys, are rendered as marks
-# and filled in on the way out. cachetools' LRUCache (maintained, bounded) under a lock:
-# gunicorn's threads share it.
+# once per version (and language, time zone, address and the query parameters it reads) and
+# kept in this process; the per-visitor parts, the CSRF token and the forms' request keys,
+# are rendered as marks and filled in on the way out (visitor_marks: while a page is kept,
+# nothing else of the visitor can be read). cachetools' LRUCache (maintained, bounded by
+# the pages' size in bytes as well as their number) under a lock: gunicorn's threads share
+# it.
+
+
+def _page_bytes(page: tuple[int, str]) -> int:
+    # Python keeps ASCII text at one byte a character: near enough for a bound.
+    return len(page[1]) + 100
 
 
 class PageCache:
     """Rendered pages (status and HTML) by key, the least recently used dropped beyond
-    ``size``."""
+    ``size`` pages or ``max_bytes`` of HTML."""
 
-    def __init__(self, size: int) -> None:
-        self._pages: LRUCache[Hashable, tuple[int, str]] = LRUCache(maxsize=max(size, 1))
+    def __init__(self, size: int, max_bytes: int = 64 * 2**20) -> None:
+        self.enabled = size > 0 and max_bytes > 0
+        self._max_bytes = max(max_bytes, 1)
+        self._size = max(size, 1)
+        self._pages: LRUCache[Hashable, tuple[int, str]] = LRUCache(
+            maxsize=self._max_bytes, getsizeof=_page_bytes
+        )
         self._lock = threading.Lock()
-        self.enabled = size > 0
 
     def get(self, key: Hashable) -> tuple[int, str] | None:
         with self._lock:
             return self._pages.get(key)
 
     def put(self, key: Hashable, page: tuple[int, str]) -> None:
-        if self.enabled:
-            with self._lock:
-                self._pages[key] = page
+        if not self.enabled or _page_bytes(page) > self._max_bytes:
+            return
+        with self._lock:
+            while len(self._pages) >= self._size and key not in self._pages:
+                self._pages.popitem()
+            self._pages[key] = page
+
+    @property
+    def bytes(self) -> int:
+        """The size of the pages kept now (``currsize``: what the bound counts)."""
+        with self._lock:
+            return int(self._pages.currsize)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._pages)
 
 
 def init_app(app: Flask) -> None:
-    """The page cache of this process (``PAGE_CACHE_SIZE`` pages, 0 for none)."""
-    app.extensions["scorekeeper.pages"] = PageCache(int(app.config.get("PAGE_CACHE_SIZE", 256)))
+    """The page cache of this process (``PAGE_CACHE_SIZE`` pages and at most
+    ``PAGE_CACHE_BYTES`` of HTML; 0 for none)."""
+    app.extensions["scorekeeper.pages"] = PageCache(
+        int(app.config.get("PAGE_CACHE_SIZE", 256)),
+        int(app.config.get("PAGE_CACHE_BYTES", 64 * 2**20)),
+    )
     # Flask-WTF offers its own as a global and through a context processor: replace both.
     app.jinja_env.globals["csrf_token"] = csrf_token
+    app.jinja_env.globals["here"] = here
     app.context_processor(lambda: {"csrf_token": csrf_token})
 
 
-def kept_html(key: Hashable | None, make: Callable[[], str]) -> str:
+def kept_html(key: Hashable | None, make: Callable[[], str], reads: Iterable[str] = ()) -> str:
     """The HTML ``make`` renders, rendered once per ``key`` (with the data version — raised
-    by every stored change — and the viewer's language, time zone, host and URL added to it)
-    and kept; ``None``: nothing kept (e.g. the game is not there, and ``make`` answers the
-    404)."""
-    return _kept(key, lambda: (200, make()))[1]
+    by every stored change — and the viewer's language, time zone, host and the query
+    parameters ``reads`` names added to it) and kept; ``None``: nothing kept (e.g. the game
+    is not there, and ``make`` answers the 404)."""
+    return _kept(key, lambda: (200, make()), reads)[1]
 
 
-def _kept(key: Hashable | None, make: Callable[[], tuple[int, str]]) -> tuple[int, str]:
+def _kept(
+    key: Hashable | None, make: Callable[[], tuple[int, str]], reads: Iterable[str] = ()
+) -> tuple[int, str]:
     pages: PageCache = current_app.extensions["scorekeeper.pages"]
     if key is None or not pages.enabled:
         return make()
+    reads = tuple(reads)
     # The data version too: what a page shows of other records (a player's name) may change
-    # without its own key (a game's version) moving.
+    # without its own key (a game's version) moving. Read in the page's own transaction,
+    # before its data: it is raised only after a write commits, so a page read under this
+    # counter shows at least what the counter stands for.
+    version = data_version()
     full_key = (
         key,
-        data_version(),
+        version,
         locale_name(),
         str(get_timezone()),
         request.host,
-        request.full_path,
+        request.path,
+        kept_query(reads),
     )
     found = pages.get(full_key)
     if found is None:
-        with keeping():
+        with keeping(reads):
             found = make()
-        pages.put(full_key, found)
+        # Kept only under the version the page's own snapshot read: a page whose reads
+        # ended the transaction (and so may show later data) or that asked not to be kept
+        # (it shows derived figures being brought up to date) is answered, not kept.
+        if not g.pop(DONT_KEEP, False) and data_version() == version:
+            pages.put(full_key, found)
     status, html = found
     return status, fill_in(html)
+
+
+# Set in ``flask.g`` by a page that must not be kept (see :func:`dont_keep`).
+DONT_KEEP = "scorekeeper_dont_keep"
+
+
+def dont_keep() -> None:
+    """The page being rendered is answered but not kept (e.g. it shows the last complete
+    ladder while a newer one is computed)."""
+    g.setdefault(DONT_KEEP, True)
 
 
 Context = dict[str, Any] | tuple[int, dict[str, Any]]
@@ -122,11 +173,13 @@ def render_kept(
     page_template: str,
     fragment_template: str | None,
     context: Callable[[], Context],
+    reads: Iterable[str] = (),
 ) -> Response:
     """:func:`render` of a page kept per ``key`` (see :func:`kept_html`): ``context`` is only
     called when the page is rendered, so a kept page costs no loading either. It gives the
     template's context, or a status and the context (a refusal that follows from the key,
-    e.g. a filter out of range, is kept too)."""
+    e.g. a filter out of range, is kept too). ``reads``: the query parameters the page reads
+    (the others are not part of its key, and the page does not see them)."""
     partial = fragment_template is not None and bool(htmx) and not htmx.boosted
     template = fragment_template if partial else page_template
 
@@ -135,10 +188,22 @@ def render_kept(
         status, values = built if isinstance(built, tuple) else (200, built)
         return status, render_template(template, **values)
 
-    status, html = _kept(None if key is None else (key, template), make)
+    status, html = _kept(None if key is None else (key, template), make, reads)
     response = make_response(html, status)
     response.vary.add("HX-Request")
     return response
+
+
+def viewer_tag() -> str:
+    """What of the viewer an answer varies by besides the game: language and time zone (part
+    of the ETags of polled pages, so a switched language is not answered "not modified")."""
+    return f"{locale_name()}.{str(get_timezone()).replace('/', '.')}"
+
+
+def here() -> str:
+    """This page's address with its query string (as the page read it, when kept)."""
+    query = request.query_string.decode()
+    return f"{request.path}?{query}" if query else request.path
 
 
 # Anything a browser could read as another host: a scheme or "//" (after decoding, and with

@@ -33,7 +33,7 @@ from ..models import ChangeAction, Game
 from ..queries import load_game, reload_game, seat_version
 from ..queries import seat_links as links_by_seat
 from ..records import rules_of
-from .rendering import kept_html
+from .rendering import kept_html, viewer_tag
 from .table_screen import RESENT, STALE, resent_with_other_values, sealed_basis, store
 from .table_screen import table_context as round_context
 
@@ -41,7 +41,8 @@ bp = Blueprint("seat", __name__)
 
 
 def _etag(game_id: int, seat: int, version: int) -> str:
-    return f"seat-{game_id}-{seat}-{version}"
+    # The viewer's language and time zone too: the same version reads differently in each.
+    return f"seat-{game_id}-{seat}-{version}-{viewer_tag()}"
 
 
 def _link(token: str) -> tuple[int, int, int]:
