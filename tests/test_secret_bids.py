@@ -54,7 +54,88 @@ def instance(tmp_path, name: str, secret_bids: dict[str, int]) -> tuple[Flask, d
             assert got.status_code == 200, url
             key = masked(url, game) + str(headers)
             answers[key] = (masked(got.get_data(as_text=True), game), got.get_etag())
+        # Then every POST a phone can send while the bids are sealed, refused ones included,
+        # in the same order on both instances (each leaves the bids sealed, or is the last).
+        for number, (path, data, headers) in enumerate(posts(game, player_id)):
+            if path.startswith("/"):
+                got = client.post(path, data=data, headers=headers)
+            else:
+                got = post(client, game_id, path, data, headers=headers)
+            body = masked(got.get_data(as_text=True), game)
+            where = masked(got.headers.get("Location", ""), game)
+            answers[f"POST {number} {path} {data} {headers}"] = (
+                got.status_code,
+                body,
+                where,
+                got.get_etag(),
+            )
     return app, answers
+
+
+def posts(game: Game, player_id: int) -> list[tuple[str, dict, dict | None]]:
+    """Round 2 (2 cards) has its trump and all three secret bids; the tricks are not in."""
+    tricks = "rounds/2/tricks"
+    sent = []
+    for headers in (None, HX):
+        sent += [
+            # The shortcut the page does not show in secret rounds: it must not fill in bids.
+            (tricks, {"all_made": "1"}, headers),
+            (tricks, {"all_made": "1", "tricks_0": "1", "tricks_1": "1"}, headers),
+            (tricks, {"tricks_0": "2", "tricks_1": "1", "tricks_2": "0"}, headers),
+            (tricks, {"tricks_0": "1", "tricks_1": "0"}, headers),
+            (
+                tricks,
+                {"tricks_0": "1", "tricks_1": "1", "tricks_2": "0", "cloud_seat": "0"},
+                headers,
+            ),
+            (
+                tricks,
+                {
+                    "tricks_0": "1",
+                    "tricks_1": "1",
+                    "tricks_2": "0",
+                    "cloud_seat": "1",
+                    "cloud_change": "1",
+                },
+                headers,
+            ),
+            (tricks, {"tricks_0": "1", "tricks_1": "1", "tricks_2": "0", "version": "1"}, headers),
+            ("rounds/2/trump", {"trump": "suit:clubs"}, headers),
+            ("rounds/2/dealer", {"dealer": "2"}, headers),
+            ("rounds/2/bid", {"seat": "1", "bid": "1"}, headers),
+            ("rounds/2/bids", {"bid_0": "1", "bid_1": "1", "bid_2": "1"}, headers),
+            ("rounds/2/take-back", {}, headers),
+            ("rounds/2/werewolf", {"trump": "suit:clubs"}, headers),
+            ("rounds/1/edit", {"bid_0": "9", "tricks_0": "1"}, headers),
+            ("rounds/2/edit", {"bid_0": "1", "tricks_0": "1"}, headers),
+            ("plan", {"later": "x"}, headers),
+            ("again", {}, headers),
+            (f"/seat/{'0' * 22}/bid", {"round": "2", "bid": "1"}, headers),
+        ]
+    sent += [
+        ("/language", {"lang": "de", "next": f"/games/{game.id}"}, None),
+        ("/language", {"lang": "en", "next": f"/games/{game.id}"}, None),
+        (f"/players/{player_id}/rename", {"name": ""}, None),
+        (f"/players/{player_id}/merge", {"into": ""}, None),
+        # Accepted, still sealed: a correction of round 1 that changes nothing of round 2.
+        (
+            "rounds/1/edit",
+            {
+                "trump": "suit:hearts",
+                "bid_0": "1",
+                "bid_1": "0",
+                "bid_2": "0",
+                "tricks_0": "1",
+                "tricks_1": "0",
+                "tricks_2": "0",
+            },
+            None,
+        ),
+        # The last ones: taking the bids back, then giving the game up.
+        ("undo", {}, None),
+        ("abandon", {}, None),
+    ]
+    return sent
 
 
 def urls(game: Game, player_id: int) -> list[tuple[str, dict]]:

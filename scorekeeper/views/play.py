@@ -198,6 +198,11 @@ def tricks(game_id: int, number: int) -> Response:
     form = forms.tricks_form(players)
 
     def change(game: Game, round_: Round | None) -> None:
+        if round_ is not None and rules.bids_are_secret(rules_of(game), scored=False):
+            # "Everyone made their bid" is not offered while the bids are secret: taken
+            # from a forged post it would fill in the sealed bids, and its refusal ("the
+            # tricks add up to N") would tell their sum. The tricks typed count, as shown.
+            form.all_made.data = ""
         values, cloud, bomb = form.outcome(gameplay.bids_of(round_), players)
         gameplay.record_tricks(game, round_, values, cloud=cloud, bomb=bomb)
 
