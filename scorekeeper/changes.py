@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 import sqlalchemy as sa
 
+from . import results
 from .extensions import db
 from .models import Change, ChangeAction, Game, Round, sqlite_write_lock
 from .models import utcnow as now
@@ -246,6 +247,9 @@ def apply_change(
             request_digest=request_digest,
         )
         db.session.add(record)
+        # The new version's results go with it (the version's UPDATE bypasses the ORM,
+        # which notes only the rows it flushes): see results.py.
+        results.due(db.session, [game.id])
         db.session.commit()
     except (sa.exc.IntegrityError, sa.orm.exc.StaleDataError):
         # A twin request or another phone stored the same version or rounds first.

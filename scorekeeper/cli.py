@@ -11,7 +11,7 @@ from flask import Flask
 
 from . import exchange, ratings, results
 from .extensions import db
-from .models import Game
+from .models import Game, GameStatus
 from .views.live import remember_announced
 
 
@@ -68,6 +68,9 @@ def init_app(app: Flask) -> None:
         from flask_migrate import upgrade
 
         upgrade()
+        # Results missing from a database written before they were stored with each change
+        # (none on a fresh one: one query): stored here, never by a page.
+        results.refresh()
         db.engine.dispose()
         context.invoke(announce, port=port)
         command = server_command(host, port, workers, threads)
@@ -94,12 +97,24 @@ def init_app(app: Flask) -> None:
 
     @app.cli.command("refresh")
     def refresh() -> None:
-        """Compute every game's stored results and the all-time ladder now (after an upgrade
-        or a large restore), so that no page waits for them."""
-        computed = results.refresh(sa.select(Game.id))
-        ratings.refresh(ratings.ALL_TIME, None)
+        """Store the results of games that lack them (a database from before they were
+        stored with each change) and bring the all-time ladder up to date, through the same
+        single-flighted job as the pages, with progress."""
+        stale = db.session.scalar(
+            sa.select(sa.func.count()).select_from(
+                results.stale_games(sa.select(Game.id)).subquery()
+            )
+        )
+        with click.progressbar(length=stale or 0, label="Game results", file=sys.stderr) as bar:
+            computed = results.refresh(progress=bar.update)
+        finished = db.session.scalar(
+            sa.select(sa.func.count()).where(Game.status == GameStatus.FINISHED)
+        )
         db.session.remove()
-        click.echo(f"{computed} games' results computed; the all-time ladder is current.")
+        with click.progressbar(length=finished or 0, label="Ladder", file=sys.stderr) as bar:
+            ran = ratings.run_job(ratings.ALL_TIME, None, progress=bar.update)
+        ladder = "is current" if ran else "is being brought up to date by another process"
+        click.echo(f"{computed} games' results computed; the all-time ladder {ladder}.")
 
     @app.cli.command("import")
     @click.argument("path", type=click.Path(exists=True, dir_okay=False))

@@ -124,6 +124,9 @@ def configure(app: Flask, overrides: dict | None) -> None:
         # …and at most this many bytes of their HTML in all (a restored giant game's page
         # or many distinct filters cannot grow a worker without bound).
         PAGE_CACHE_BYTES=32 * 2**20,
+        # How long a ladder visit waits for the ladder being brought up to date before it
+        # shows the last complete one, marked as updating (ratings.page_ladder).
+        LADDER_WAIT_SECONDS=0.5,
         # Wrong passwords allowed per client address (Flask-Limiter's notation).
         LOGIN_RATE_LIMIT="10 per minute",
         RATELIMIT_STORAGE_URI="memory://",

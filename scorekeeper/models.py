@@ -490,6 +490,21 @@ class PlayerAlias(db.Model):
     )
 
 
+class DerivedJob(db.Model):
+    """A cross-game computation (a season's ladder) that one process at a time brings up to
+    date: it claims the row by setting ``lease_until`` where it is empty or past, in one
+    UPDATE (atomic on SQLite and PostgreSQL, across workers and hosts), and empties it when
+    done. ``runs`` counts the claims: how often the work was actually done."""
+
+    __tablename__ = "derived_jobs"
+
+    name: Mapped[str] = mapped_column(sa.String(100), primary_key=True)
+    lease_until: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    runs: Mapped[int] = mapped_column(default=0)
+
+
 class DataVersion(db.Model):
     """One counter raised after every transaction that stores players or games (see
     :func:`raise_data_version`): kept pages are kept until it moves. Unlike the newest ids,

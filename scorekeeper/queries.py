@@ -227,7 +227,8 @@ class GamesPage:
 
 def games_page(game_filter: GameFilter, page: int) -> GamesPage:
     """One page of the games list, newest first, with each game's outcome from its stored
-    seat results (refreshed first where stale): a fixed number of queries, no score sheet."""
+    seat results (stored with the facts: nothing computed here): a fixed number of queries, no
+    score sheet."""
     matching = sa.select(Game.id).where(*game_filter.conditions())
     total = db.session.scalar(sa.select(sa.func.count()).select_from(matching.subquery())) or 0
     ids = list(
@@ -237,7 +238,6 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
             .offset((page - 1) * GAMES_PER_PAGE)
         )
     )
-    _fresh_results(sa.select(Game.id).where(Game.id.in_(ids)))
     games = db.session.execute(
         sa.select(Game.id, Game.created_at, Game.status, Game.rules).where(Game.id.in_(ids))
     ).all()
@@ -263,13 +263,6 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
         )
     pages = max(1, -(-total // GAMES_PER_PAGE))
     return GamesPage(listings=listings, total=total, pages=pages)
-
-
-def _fresh_results(games: sa.Select[tuple[int]]) -> None:
-    """Make the stored results of ``games`` current; when some were computed just now, end
-    this session's snapshot so that its next reads see them."""
-    if results.refresh(games):
-        db.session.rollback()
 
 
 def _rules_parser() -> Any:
@@ -325,14 +318,9 @@ def roster_with_finished_games() -> list[tuple[Player, int]]:
 
 def player_stats(player_id: int, conditions: Sequence[Any]) -> stats.PlayerStats:
     """Every figure of a player's page over their finished games matching ``conditions``,
-    added up by the database from the stored seat results (refreshed first where stale): a
-    fixed number of queries however many games. :func:`stats.player_stats` is the definition
+    added up by the database from the stored seat results (stored with the facts): a fixed
+    number of queries however many games. :func:`stats.player_stats` is the definition
     these figures follow (tests/test_stats.py checks that both agree)."""
-    _fresh_results(
-        sa.select(Seat.game_id)
-        .join(Game)
-        .where(Seat.player_id == player_id, Game.status == GameStatus.FINISHED)
-    )
     mine = (
         sa.select(SeatResult, Game.created_at)
         .join(Game, Game.id == SeatResult.game_id)

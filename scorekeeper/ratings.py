@@ -11,23 +11,41 @@ ladder rated: a game that is new, changed (another version), moved in the order,
 longer finished marks the first game whose ratings may differ. The ratings before it stay;
 those from it on are computed again, from the stored ratings just before it. When nothing
 changed a page costs that one query: ratings are never computed per request.
+
+Bringing a ladder up to date is one single-flighted job per season (:func:`run_job`): a
+process claims the season's :class:`~scorekeeper.models.DerivedJob` row (one UPDATE that
+only one process can win, on SQLite and PostgreSQL, across workers and hosts), computes, and
+releases it. Who starts it: the first visitor who finds the ladder stale, in a background
+thread of that process (:func:`page_ladder`) — the visitor waits at most a bounded moment
+(``LADDER_WAIT_SECONDS``: a small club's ladder is ready by then) and otherwise sees the last
+complete ladder, marked as being updated, never a half one (each update replaces rows in one
+transaction). Starting it from the visit rather than after each write keeps every write as
+quick as before and computes nothing for seasons nobody looks at; a write that makes the
+ladder stale costs nothing more than the next visit's one query. ``flask refresh`` runs the
+same job in the foreground, with progress.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import threading
+import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
+from flask import Flask, current_app
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from . import results
 from .extensions import db
 from .models import (
+    DerivedJob,
     Game,
     GameStatus,
     Ladder,
@@ -36,9 +54,12 @@ from .models import (
     Player,
     SeatResult,
     sqlite_write_lock,
+    utcnow,
 )
 from .reports import ladder as rating
 from .reports import stats
+
+logger = logging.getLogger(__name__)
 
 ALL_TIME = "all"
 # Part of every stored ladder's key: ratings of another model or release are not read.
@@ -146,34 +167,181 @@ def _ladder(session: Session, season: str, starts_at: datetime | None) -> Ladder
     return session.scalars(sa.select(Ladder).where(Ladder.key == key)).one()
 
 
-def refresh(season: str, starts_at: datetime | None) -> None:
-    """Make the stored ladder of this season current: the seat results of its games first,
-    then the ratings from the first changed game on. Runs in sessions of its own (end the
-    caller's snapshot afterwards to read what it stored)."""
-    results.refresh(finished_games(starts_at).with_only_columns(Game.id))
+def refresh(
+    season: str, starts_at: datetime | None, progress: Callable[[int], None] | None = None
+) -> bool:
+    """Make the stored ladder of this season current: the ratings from the first changed
+    game on (the seat results are current: they are stored with the facts). Runs in
+    sessions of its own; call it through :func:`run_job`, so that one process at a time
+    does. Returns whether anything was computed; ``progress`` is told of each game rated."""
     with Session(db.engine) as session:
         ladder = _ladder(session, season, starts_at)
         ladder_id, generation = ladder.id, ladder.generation
         first = first_change(session, ladder.key, starts_at)
-        if first is not None:
-            rows = _rate_from(session, ladder_id, starts_at, first)
-            session.rollback()
-            _store(session, ladder_id, generation, *rows)
+        if first is None:
+            return False
+        rows = _rate_from(session, ladder_id, starts_at, first, progress)
+        session.rollback()
+        _store(session, ladder_id, generation, *rows)
+    return True
 
 
-def current_ladder(season: str, starts_at: datetime | None) -> str:
-    """The key of the season's ladder, made current first when it is not, for reads in the
-    caller's session. When it is current (its games rated at their present versions, whose
-    seat results are then current too) this costs one query."""
+# --- the single-flighted job ----------------------------------------------------------------
+
+# How long a claim holds without being released: a process that died while computing
+# leaves the job to another after this (20,000 games take well under it).
+LEASE = timedelta(minutes=5)
+# Jobs this process is running now (threads of one process need not ask the database).
+_running: set[str] = set()
+_running_lock = threading.Lock()
+
+
+def job_name(season: str, starts_at: datetime | None) -> str:
+    return f"ladder:{ladder_key(season, starts_at)}"[:100]
+
+
+def _job_connection() -> sa.Connection:
+    # READ COMMITTED on PostgreSQL: two claims at once wait for each other and the second
+    # sees the first's lease (under REPEATABLE READ it would fail instead).
+    options = (
+        {"isolation_level": "READ COMMITTED"} if db.engine.dialect.name == "postgresql" else {}
+    )
+    return db.engine.connect().execution_options(**options)
+
+
+def _claim(name: str) -> bool:
+    """Take the job's lease when nobody holds it (one UPDATE: only one process wins)."""
+    insert = postgresql_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
+    now = utcnow()
+    with _job_connection() as connection, connection.begin():
+        connection.execute(insert(DerivedJob).values(name=name, runs=0).on_conflict_do_nothing())
+        claimed = connection.execute(
+            sa.update(DerivedJob)
+            .where(
+                DerivedJob.name == name,
+                sa.or_(DerivedJob.lease_until.is_(None), DerivedJob.lease_until < now),
+            )
+            .values(lease_until=now + LEASE, started_at=now, runs=DerivedJob.runs + 1)
+        )
+        return claimed.rowcount == 1
+
+
+def _release(name: str) -> None:
+    with _job_connection() as connection, connection.begin():
+        connection.execute(
+            sa.update(DerivedJob)
+            .where(DerivedJob.name == name)
+            .values(lease_until=None, finished_at=utcnow())
+        )
+
+
+def job_busy(name: str) -> bool:
+    """Whether some process (this one or another) is running the job now."""
+    with _running_lock:
+        if name in _running:
+            return True
+    with _job_connection() as connection:
+        lease = connection.execute(
+            sa.select(DerivedJob.lease_until).where(DerivedJob.name == name)
+        ).scalar()
+    if lease is not None and lease.tzinfo is None:  # SQLite gives naive UTC times back
+        lease = lease.replace(tzinfo=utcnow().tzinfo)
+    return lease is not None and lease > utcnow()
+
+
+def job_runs(season: str, starts_at: datetime | None) -> int:
+    """How many times the season's job was claimed (computed) so far."""
+    name = job_name(season, starts_at)
+    return db.session.scalar(sa.select(DerivedJob.runs).where(DerivedJob.name == name)) or 0
+
+
+def run_job(
+    season: str, starts_at: datetime | None, progress: Callable[[int], None] | None = None
+) -> bool:
+    """Bring the season's ladder up to date unless another process is doing it now; returns
+    whether this call ran it. Games finished while it computed are taken in before the
+    lease is let go (a few rounds at most), so a visitor who found it busy is served."""
+    name = job_name(season, starts_at)
+    with _running_lock:
+        if name in _running:
+            return False
+        _running.add(name)
+    try:
+        if not _claim(name):
+            return False
+        try:
+            for _round in range(3):
+                if not refresh(season, starts_at, progress):
+                    break
+        finally:
+            _release(name)
+        return True
+    finally:
+        with _running_lock:
+            _running.discard(name)
+
+
+def _run_in_background(app: Flask, season: str, starts_at: datetime | None) -> None:
+    with app.app_context():
+        try:
+            run_job(season, starts_at)
+        except Exception:  # a failed job leaves the last complete ladder; the next visit retries
+            logger.exception("ladder %s not brought up to date", season)
+        finally:
+            db.session.remove()
+
+
+def start_job(season: str, starts_at: datetime | None) -> threading.Thread | None:
+    """Run the season's job in a background thread of this process (unless it runs here
+    already); the caller does not wait for it."""
+    name = job_name(season, starts_at)
+    with _running_lock:
+        if name in _running:
+            return None
+    thread = threading.Thread(
+        target=_run_in_background,
+        args=(current_app._get_current_object(), season, starts_at),  # type: ignore[attr-defined]
+        name=f"scorekeeper-{name}",
+        daemon=True,
+    )
+    thread.start()
+    return thread
+
+
+def page_ladder(
+    season: str, starts_at: datetime | None, wait: float | None = None
+) -> tuple[str, bool]:
+    """The key of the season's stored ladder for a page's reads, and whether it is being
+    brought up to date (then it is the last complete one). Costs one query when current;
+    when stale, starts the job in the background and waits for it at most ``wait``
+    seconds (``LADDER_WAIT_SECONDS`` by default) — never computes here."""
+    if wait is None:
+        wait = float(current_app.config.get("LADDER_WAIT_SECONDS", 0.5))
     key = ladder_key(season, starts_at)
-    if first_change(db.session, key, starts_at) is not None:
-        refresh(season, starts_at)
-        db.session.rollback()
-    return key
+    if first_change(db.session, key, starts_at) is None:
+        return key, False
+    thread = start_job(season, starts_at)
+    if wait > 0:
+        name = job_name(season, starts_at)
+        deadline = time.monotonic() + wait
+        if thread is not None:
+            thread.join(wait)
+        while job_busy(name) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not job_busy(name):
+            # A new snapshot, to read what the job stored (a kept page read after this is
+            # not kept: its data version is checked).
+            db.session.rollback()
+            return key, first_change(db.session, key, starts_at) is not None
+    return key, True
 
 
 def _rate_from(
-    session: Session, ladder_id: int, starts_at: datetime | None, first: Any
+    session: Session,
+    ladder_id: int,
+    starts_at: datetime | None,
+    first: Any,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
     """The ladder's rows from ``first`` on: how many rated games come before it, and the
     rows of the games and of the ratings from it on (read in one snapshot)."""
@@ -232,6 +400,8 @@ def _rate_from(
     rating_rows = []
     rated = rating.rate_games((finish for _, finish in games), before)
     for seq, ((row, _), (game_id, finishes)) in enumerate(zip(games, rated, strict=True), kept):
+        if progress is not None:
+            progress(1)
         game_rows.append(
             {
                 "ladder_id": ladder_id,
@@ -331,12 +501,18 @@ class LadderTable:
     ranked: tuple[Standing, ...]
     unranked: tuple[Standing, ...]
     min_games: int
+    # The last complete ladder, shown while a newer one is computed.
+    updating: bool = False
 
 
-def standings(season: str, starts_at: datetime | None, min_games: int) -> LadderTable:
+def standings(
+    season: str, starts_at: datetime | None, min_games: int, wait: float | None = None
+) -> LadderTable:
     """The ladder of the season starting at ``starts_at`` (``None``: all time), players with
-    at least ``min_games`` games ranked by rating: a fixed number of queries."""
-    ladder_id = _ladder_id(current_ladder(season, starts_at))
+    at least ``min_games`` games ranked by rating: a fixed number of queries (see
+    :func:`page_ladder` for ``wait`` and when it is the last complete one)."""
+    key, updating = page_ladder(season, starts_at, wait)
+    ladder_id = _ladder_id(key)
     mine = (
         sa.select(
             LadderRating.player_id,
@@ -382,12 +558,23 @@ def standings(season: str, starts_at: datetime | None, min_games: int) -> Ladder
         ranked=tuple(s for s in players if s.games >= min_games),
         unranked=tuple(s for s in players if s.games < min_games),
         min_games=min_games,
+        updating=updating,
     )
 
 
-def rating_history(player_id: int) -> list[rating.RatingPoint]:
+@dataclass(frozen=True)
+class RatingHistory:
+    """A player's all-time rating after each finished game, and whether the ladder it comes
+    from is being brought up to date (then it is the last complete one)."""
+
+    points: list[rating.RatingPoint]
+    updating: bool
+
+
+def rating_history(player_id: int, wait: float | None = None) -> RatingHistory:
     """The player's all-time rating after each of their finished games, oldest first."""
-    ladder_id = _ladder_id(current_ladder(ALL_TIME, None))
+    key, updating = page_ladder(ALL_TIME, None, wait)
+    ladder_id = _ladder_id(key)
     rows = db.session.execute(
         sa.select(LadderGame.played_at, LadderRating.mu, LadderRating.sigma)
         .join(
@@ -400,7 +587,8 @@ def rating_history(player_id: int) -> list[rating.RatingPoint]:
         .where(LadderRating.ladder_id == ladder_id, LadderRating.player_id == player_id)
         .order_by(LadderRating.seq)
     ).all()
-    return [
+    points = [
         rating.RatingPoint(number, row.played_at, rating.Rating(row.mu, row.sigma).ordinal)
         for number, row in enumerate(rows, start=1)
     ]
+    return RatingHistory(points, updating)

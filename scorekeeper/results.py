@@ -1,73 +1,184 @@
-"""Each game's result by seat, stored so that the games list and the statistics need not
-score every game on every request.
+"""Each game's result by seat, stored with the facts it is derived from, so that the games
+list, the player pages and the ladder never score a game on a request.
 
 A :class:`~scorekeeper.models.SeatResult` is derived entirely from the game's rounds (through
 :mod:`scorekeeper.records` and the rules module's score sheet) and records the game version
-it was computed at. Every write to a game raises its version, which makes the rows stale;
-:func:`refresh` computes again, in a session of its own, the results of the games asked for
-that have none or stale ones. No write path has to remember to update them, a restored game
-gets them the first time a page needs them, and two pages refreshing the same game at once
-cannot store a wrong result: the rows carry the version they were computed from.
+it was computed at. It is written in the same transaction as every change that alters it,
+by construction rather than by each write path's care: the session notes every game whose
+rows it flushes (the game, a seat, a round, an entry) and, just before it commits, stores
+those games' results at their new versions (:func:`store`). Writes that bypass the ORM (the
+version's own UPDATE, a restore's bulk inserts) name their games with :func:`due` or call
+:func:`store` themselves. So a read never computes results, and a committed result is
+always its game's, at the game's version (tests/test_results.py checks every write path).
+
+:func:`refresh` remains for databases written before this (or by a seeding script): it stores
+the missing and stale results in batches, with progress, from ``flask refresh`` and
+``flask serve`` — never from a page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event
 from sqlalchemy.orm import Session, selectinload
 
 from .extensions import db
-from .models import Game, GameStatus, HandResult, Round, SeatResult, sqlite_write_lock
+from .models import (
+    Entry,
+    Game,
+    GameStatus,
+    HandResult,
+    Round,
+    Seat,
+    SeatResult,
+    sqlite_write_lock,
+)
 from .records import sheet_of
 from .reports.stats import seat_figures
 
-# Games scored and written per transaction when many are stale at once (after an upgrade or
-# a restore): bounded memory, and the write lock is never held for long.
+# Games scored and written per statement when many are due at once (a restore, an
+# upgrade): bounded memory, and bounded statement sizes on both databases.
 BATCH = 200
+
+_DUE = "scorekeeper_results_due"
+_DUE_ROUNDS = "scorekeeper_results_due_rounds"
 
 
 def seat_results(game: Game) -> list[SeatResult]:
     """The results of every seat of ``game`` as it stands (rounds and entries loaded)."""
-    sheet = sheet_of(game)
-    highlighted = set(sheet.highlighted(game.status == GameStatus.IN_PROGRESS))
-    rows = []
-    for seat in game.seats:
-        figures = seat_figures(sheet, seat.position)
-        rows.append(
-            SeatResult(
-                game_id=game.id,
-                seat=seat.position,
-                player_id=seat.player_id,
-                version=game.version,
-                scored_rounds=len(sheet.rows),
-                finished=sheet.finished,
-                total=sheet.totals[seat.position],
-                bid_sum=sheet.bid_sums[seat.position],
-                leader=seat.position in sheet.leaders,
-                highlighted=seat.position in highlighted,
-                winner=seat.position in sheet.winners,
-                bids=figures.bids,
-                hits=figures.hits,
-                zero_bids=figures.zero_bids,
-                zero_hits=figures.zero_hits,
-                over_rounds=figures.over.rounds,
-                over_tricks=figures.over.tricks,
-                under_rounds=figures.under.rounds,
-                under_tricks=figures.under.tricks,
-                missed=figures.missed,
-                streak_first=figures.streak_first,
-                streak_last=figures.streak_last,
-                streak_best=figures.streak_best,
-                hand_sizes=[
-                    HandResult(player_id=seat.player_id, hand_size=size, hits=hits, bids=bids)
-                    for size, (hits, bids) in figures.by_hand_size.items()
-                ],
-            )
+    rows, hands = result_rows([game])
+    by_seat: dict[int, list[HandResult]] = {}
+    for hand in hands:
+        by_seat.setdefault(hand["seat"], []).append(
+            HandResult(**{k: v for k, v in hand.items() if k not in ("game_id", "seat")})
         )
-    return rows
+    return [SeatResult(**row, hand_sizes=by_seat.get(row["seat"], [])) for row in rows]
+
+
+def result_rows(games: Iterable[Game]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The seat result rows and hand result rows of ``games`` (rounds and entries loaded),
+    at each game's version."""
+    rows: list[dict[str, Any]] = []
+    hands: list[dict[str, Any]] = []
+    for game in games:
+        sheet = sheet_of(game)
+        highlighted = set(sheet.highlighted(game.status == GameStatus.IN_PROGRESS))
+        for seat in game.seats:
+            figures = seat_figures(sheet, seat.position)
+            rows.append(
+                {
+                    "game_id": game.id,
+                    "seat": seat.position,
+                    "player_id": seat.player_id,
+                    "version": game.version,
+                    "scored_rounds": len(sheet.rows),
+                    "finished": sheet.finished,
+                    "total": sheet.totals[seat.position],
+                    "bid_sum": sheet.bid_sums[seat.position],
+                    "leader": seat.position in sheet.leaders,
+                    "highlighted": seat.position in highlighted,
+                    "winner": seat.position in sheet.winners,
+                    "bids": figures.bids,
+                    "hits": figures.hits,
+                    "zero_bids": figures.zero_bids,
+                    "zero_hits": figures.zero_hits,
+                    "over_rounds": figures.over.rounds,
+                    "over_tricks": figures.over.tricks,
+                    "under_rounds": figures.under.rounds,
+                    "under_tricks": figures.under.tricks,
+                    "missed": figures.missed,
+                    "streak_first": figures.streak_first,
+                    "streak_last": figures.streak_last,
+                    "streak_best": figures.streak_best,
+                }
+            )
+            hands.extend(
+                {
+                    "game_id": game.id,
+                    "seat": seat.position,
+                    "player_id": seat.player_id,
+                    "hand_size": size,
+                    "hits": hits,
+                    "bids": bids,
+                }
+                for size, (hits, bids) in figures.by_hand_size.items()
+            )
+    return rows, hands
+
+
+def due(session: Session, game_ids: Iterable[int]) -> None:
+    """These games' results are stored when ``session`` commits (for writes that change a
+    game without the ORM noticing, such as the version's own UPDATE)."""
+    session.info.setdefault(_DUE, set()).update(game_ids)
+
+
+def store(session: Session, game_ids: Iterable[int]) -> int:
+    """Store the results of these games as they stand in ``session``'s transaction (its
+    changes flushed first), replacing the rows there were: part of the caller's transaction,
+    committed or rolled back with it. Returns how many games were stored."""
+    ids = sorted(set(game_ids))
+    stored = 0
+    for batch in _batches(ids):
+        games = session.scalars(
+            sa.select(Game)
+            .where(Game.id.in_(batch))
+            .options(
+                selectinload(Game.seats),
+                selectinload(Game.rounds).selectinload(Round.entries),
+            )
+            # The database's values (e.g. the version raised by a Core UPDATE), not what
+            # objects of this session remembered.
+            .execution_options(populate_existing=True)
+        ).all()
+        session.execute(sa.delete(HandResult).where(HandResult.game_id.in_(batch)))
+        session.execute(sa.delete(SeatResult).where(SeatResult.game_id.in_(batch)))
+        rows, hands = result_rows(games)
+        if rows:
+            session.execute(sa.insert(SeatResult), rows)
+        if hands:
+            session.execute(sa.insert(HandResult), hands)
+        stored += len(games)
+    return stored
+
+
+@event.listens_for(Session, "after_flush")
+def _note_games(session: Session, _context: Any) -> None:
+    """Note the games whose facts this flush wrote (stored in :func:`_store_due`)."""
+    games: set[int] = session.info.setdefault(_DUE, set())
+    for instance in chain(session.new, session.dirty, session.deleted):
+        if isinstance(instance, Game):
+            games.add(instance.id)
+        elif isinstance(instance, Seat | Round) and instance.game_id is not None:
+            games.add(instance.game_id)
+        elif isinstance(instance, Entry) and instance.round_id is not None:
+            session.info.setdefault(_DUE_ROUNDS, set()).add(instance.round_id)
+
+
+@event.listens_for(Session, "before_commit")
+def _store_due(session: Session) -> None:
+    # Commit flushes after this event: flush first, so this transaction's last rows are
+    # noted too (nothing to flush costs nothing).
+    if session.new or session.dirty or session.deleted:
+        session.flush()
+    if not (session.info.get(_DUE) or session.info.get(_DUE_ROUNDS)):
+        return
+    games = session.info.pop(_DUE, set())
+    rounds = session.info.pop(_DUE_ROUNDS, set())
+    if rounds:
+        games |= set(session.scalars(sa.select(Round.game_id).where(Round.id.in_(sorted(rounds)))))
+    if games:
+        store(session, games)
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget_due(session: Session) -> None:
+    session.info.pop(_DUE, None)
+    session.info.pop(_DUE_ROUNDS, None)
 
 
 def stale_games(games: sa.Select | sa.ScalarSelect) -> sa.Select[tuple[int]]:
@@ -80,16 +191,34 @@ def stale_games(games: sa.Select | sa.ScalarSelect) -> sa.Select[tuple[int]]:
     return sa.select(Game.id).where(Game.id.in_(games), ~current).order_by(Game.id)
 
 
-def refresh(games: sa.Select | sa.ScalarSelect) -> int:
-    """Store fresh results for those of ``games`` (a select of game ids) that need them, and
-    return how many games were computed. Runs in a session of its own, so the caller's
-    session is untouched (end its snapshot to see the new rows). A concurrent refresh of the
-    same game wins or loses cleanly: the loser's rows are dropped, not an error."""
+def refresh(
+    games: sa.Select | sa.ScalarSelect | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Store the missing or stale results of ``games`` (a select of game ids; every game by
+    default) in batches, each in a transaction of its own, and return how many games were
+    stored; ``progress`` is told each batch's size. For ``flask refresh`` and ``flask
+    serve`` (a database written before results were stored with the facts): pages never
+    call it. A game changed meanwhile has its results stored by its own write."""
+    games = sa.select(Game.id) if games is None else games
     with Session(db.engine) as session:
         ids = list(session.scalars(stale_games(games)))
         session.rollback()
         for batch in _batches(ids):
-            _store(session, batch)
+            with sqlite_write_lock():
+                # Only those still stale once the write lock (SQLite) or a snapshot is held.
+                try:
+                    still = session.scalars(
+                        stale_games(sa.select(Game.id).where(Game.id.in_(batch)))
+                    )
+                    store(session, list(still))
+                    session.commit()
+                except (sa.exc.IntegrityError, sa.exc.OperationalError):
+                    # A game of the batch was written at the same moment (PostgreSQL): its
+                    # write stored its results; the next refresh finds any still stale.
+                    session.rollback()
+            if progress is not None:
+                progress(len(batch))
     return len(ids)
 
 
@@ -98,26 +227,15 @@ def _batches(ids: Sequence[int]) -> Iterator[Sequence[int]]:
         yield ids[start : start + BATCH]
 
 
-def _store(session: Session, ids: Iterable[int]) -> None:
-    # SQLite: hold the write lock from the first read, so the games read are the ones the
-    # results are stored for (PostgreSQL's snapshot does the same; versions guard the rest).
-    with sqlite_write_lock():
-        try:
-            games = session.scalars(
-                sa.select(Game)
-                .where(Game.id.in_(list(ids)))
-                .options(
-                    selectinload(Game.seats),
-                    selectinload(Game.rounds).selectinload(Round.entries),
-                )
-            ).all()
-            session.execute(sa.delete(SeatResult).where(SeatResult.game_id.in_(list(ids))))
-            session.add_all(row for game in games for row in seat_results(game))
-            session.commit()
-        except (sa.exc.IntegrityError, sa.exc.OperationalError):
-            # Another page stored them first (or holds the lock too long): they will be
-            # computed again by the next page that finds them stale.
-            session.rollback()
+def current(session: Session) -> bool:
+    """Whether every game has its results at its version (no missing or stale rows): what
+    tests/test_results.py checks after every kind of write."""
+    return (
+        session.scalar(
+            sa.select(sa.func.count()).select_from(stale_games(sa.select(Game.id)).subquery())
+        )
+        == 0
+    )
 
 
 @dataclass(frozen=True)

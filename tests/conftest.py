@@ -23,6 +23,9 @@ def make_config(**settings: object) -> dict:
         "TESTING": True,
         "SECRET_KEY": "test-secret",
         "WTF_CSRF_ENABLED": False,
+        # A ladder visit waits for the ladder job (in a background thread) to finish, so a
+        # test reads the ladder its games make; tests of the "updating" notice set 0.
+        "LADDER_WAIT_SECONDS": 60,
         **settings,
     }
 

@@ -87,11 +87,7 @@ def make_game(
     if open_round:
         number = len(rounds) + 1
         dealer = rules.dealer_seat(first_dealer, number, len(names))
-        # As the app deals it (gameplay.new_round): an empty entry per seat.
-        entries = [Entry(seat=seat) for seat in range(len(names))]
-        game.rounds.append(
-            Round(number=number, hand_size=sizes[number - 1], dealer=dealer, entries=entries)
-        )
+        game.rounds.append(Round(number=number, hand_size=sizes[number - 1], dealer=dealer))
     for version, change in enumerate(changes, start=2):
         game.changes.append(Change(version=version, created_at=when, **change))
     game.version = 1 + len(changes)

@@ -13,7 +13,7 @@ from werkzeug.datastructures import MultiDict
 
 from scorekeeper import create_app, gameplay, queries, rules, seat_links
 from scorekeeper.extensions import db
-from scorekeeper.models import Game
+from scorekeeper.models import Entry, Game
 from scorekeeper.views.rendering import kept_html
 from scorekeeper.visitor_marks import VisitorValueInKeptPage, keeping
 from tests.conftest import make_config
@@ -118,6 +118,9 @@ def kept_pages(app) -> list[str]:
         game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
         finished = make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
         half = make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules, 3), open_round=True)
+        # As the app deals a round (gameplay.new_round): an empty entry per seat.
+        half.rounds[-1].entries = [Entry(seat=seat) for seat in range(3)]
+        db.session.commit()
         started = gameplay.create_game(
             ["Ann", "Bob", "Cy"],
             0,

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 import sqlalchemy as sa
 from flask_babel import format_date
 
-from .. import records, rules, snapshots
+from .. import records, results, rules, snapshots
 from ..changes import lost_race
 from ..extensions import db
 from ..i18n import gettext as _
@@ -1002,6 +1002,9 @@ def _insert_games(games: list[dict], player_ids: Mapping[str, int], version: int
             db.session.execute(sa.insert(Entry), rows)
     if changes:
         db.session.execute(sa.insert(Change), changes)
+    # Each batch's results with its games, in the restore's transaction (bulk inserts do
+    # not go through the ORM, which notes the games whose results are due).
+    results.store(db.session(), game_ids)
 
 
 def _merged_at_one_table(data: dict, first: str, second: str) -> str:

@@ -12,7 +12,7 @@ from ..forms.players import MergeForm, RenameForm, UndoForm
 from ..i18n import gettext as _
 from ..reports.ladder import rating_chart
 from ..wording import roster as roster_words
-from .rendering import render, render_kept
+from .rendering import dont_keep, render, render_kept
 
 bp = Blueprint("players", __name__, url_prefix="/players")
 
@@ -38,11 +38,15 @@ def player(player_id: int) -> Response:
 def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
     found = queries.load_player(player_id)
     form = PeriodFilter(formdata=request.args)
+    history = ratings.rating_history(found.id)
+    if history.updating:
+        dont_keep()  # the ratings shown are about to change without a new data version
     context: dict[str, Any] = {
         "player": found,
         "form": form,
         "stats": None,
-        "rating_chart": rating_chart(ratings.rating_history(found.id)),
+        "rating_chart": rating_chart(history.points),
+        "ratings_updating": history.updating,
     }
     if not form.validate():
         return 422, context

@@ -1,0 +1,151 @@
+"""Derived state has one owner and one moment: each game's results are stored with every
+write that changes them (never by a read), and the ladder is brought up to date by one
+single-flighted job, while visitors see the last complete ladder marked as updating."""
+
+import re
+import threading
+
+import sqlalchemy as sa
+
+from scorekeeper import create_app, exchange, queries, ratings, results, roster, rules
+from scorekeeper.extensions import db
+from scorekeeper.models import DerivedJob, Game, SeatResult
+from tests.conftest import make_config
+from tests.factories import make_game, new_game, random_rounds
+from tests.play_helpers import play_round, post, tricks, trump_and_bids
+
+
+def stored_results_are_current() -> None:
+    """Every game has results at its version, equal to what its rounds give now."""
+    db.session.rollback()
+    assert results.current(db.session)
+    for game_id in db.session.scalars(sa.select(Game.id)):
+        game = queries.load_game(game_id)
+        expected = {
+            (row.seat, row.version, row.total, row.winner, row.highlighted, row.player_id)
+            for row in results.seat_results(game)
+        }
+        got = {
+            (row.seat, row.version, row.total, row.winner, row.highlighted, row.player_id)
+            for row in db.session.scalars(
+                sa.select(SeatResult).where(SeatResult.game_id == game_id)
+            )
+        }
+        assert got == expected, game_id
+
+
+def test_every_write_stores_its_games_results_at_the_new_version(client, ctx):
+    game_id = new_game(["Ann", "Bob", "Cy"], bid_rule="free")
+    stored_results_are_current()  # a new game
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    stored_results_are_current()  # a scored round
+    trump_and_bids(client, game_id, 2, 1, [0, 1, 0])
+    stored_results_are_current()  # trump and bids: the version moves, the totals do not
+    tricks(client, game_id, 2, {0: 1, 1: 1, 2: 0})
+    stored_results_are_current()
+    correction = {"trump": "suit:hearts", "bid_0": "0", "bid_1": "0", "bid_2": "0"}
+    correction |= {"tricks_0": "1", "tricks_1": "0", "tricks_2": "0"}
+    assert post(client, game_id, "rounds/1/edit", correction).status_code == 303
+    stored_results_are_current()  # a correction of a scored round
+    assert post(client, game_id, "undo", {}).status_code == 303
+    stored_results_are_current()  # its undo
+    assert post(client, game_id, "abandon", {}).status_code == 303
+    stored_results_are_current()  # abandoned: the winners are no longer highlighted
+
+
+def test_a_merge_and_a_restore_store_results_too(client, ctx):
+    game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+    make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
+    other = make_game(("Ann", "Bob", "Dee"), random_rounds(game_rules, 4))
+    stored_results_are_current()
+    dee, cy = other.seats[2].player_id, queries.player_choices()
+    cy_id = next(player_id for player_id, name in cy if name == "Cy")
+    roster.merge(dee, cy_id, "merge-key")
+    stored_results_are_current()
+    backup = "".join(exchange.backup_chunks())
+    fresh = create_app(make_config(SQLALCHEMY_DATABASE_URI="sqlite://"))
+    with fresh.app_context():
+        db.create_all()
+        exchange.import_file(backup.encode())
+        stored_results_are_current()  # written with the restored games, in its transaction
+
+
+def test_no_read_computes_or_writes_results(client, ctx):
+    game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+    game = make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
+    player_id = game.seats[0].player_id
+    # Results that are missing (a database from before they were stored with the facts)
+    # stay missing on every page until `flask refresh` or `flask serve` stores them.
+    db.session.execute(sa.delete(SeatResult))
+    db.session.commit()
+    for url in ("/history/", f"/players/{player_id}", "/ladder/", f"/history/{game.id}"):
+        assert client.get(url).status_code == 200
+    db.session.rollback()
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(SeatResult)) == 0
+    assert results.refresh() == 1
+    stored_results_are_current()
+
+
+def test_four_simultaneous_first_visitors_run_the_ladder_job_once(app):
+    with app.app_context():
+        game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+        for seed in range(6):
+            make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules, seed=seed))
+    start = threading.Barrier(4)
+    answers = []
+
+    def visit() -> None:
+        client = app.test_client()
+        start.wait()
+        answers.append(client.get("/ladder/?min_games=1").get_data(as_text=True))
+
+    visitors = [threading.Thread(target=visit) for _ in range(4)]
+    for thread in visitors:
+        thread.start()
+    for thread in visitors:
+        thread.join()
+    with app.app_context():
+        assert ratings.job_runs(ratings.ALL_TIME, None) == 1
+    # Each visitor waited for that one job (LADDER_WAIT_SECONDS in the tests) and saw it.
+    for page in answers:
+        names = re.findall(r'<th scope="row">\s*<a href="/players/\d+">([^<]+)</a>', page)
+        assert sorted(names) == ["Ann", "Bob", "Cy"]
+
+
+def test_while_the_ladder_is_updated_visitors_see_the_last_one_marked_as_updating(tmp_path):
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'busy.sqlite'}",
+            LADDER_WAIT_SECONDS=0,
+        )
+    )
+    client = app.test_client()
+    with app.app_context():
+        db.create_all()
+        game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+        game = make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
+        player_id = game.seats[0].player_id
+        db.session.rollback()  # end the read, or SQLite refuses this session's next write
+        assert ratings.run_job(ratings.ALL_TIME, None)
+        make_game(("Ann", "Bob", "Dee"), random_rounds(game_rules, seed=1))
+        # Another process holds the job (its lease in the row): nobody here computes.
+        db.session.execute(
+            sa.update(DerivedJob).values(lease_until=sa.func.datetime("now", "+1 hour"))
+        )
+        db.session.commit()
+    notice = "The ratings are being brought up to date"
+    page = client.get("/ladder/?min_games=1").get_data(as_text=True)
+    assert notice in page
+    assert "Dee" not in page  # the last complete ladder: three players
+    assert "Ann" in page
+    player_page = client.get(f"/players/{player_id}").get_data(as_text=True)
+    assert notice in player_page
+    with app.app_context():
+        db.session.execute(sa.update(DerivedJob).values(lease_until=None))
+        db.session.commit()
+        assert ratings.run_job(ratings.ALL_TIME, None)
+    page = client.get("/ladder/?min_games=1").get_data(as_text=True)
+    assert notice not in page
+    assert "Dee" in page
+    # The player page was not kept while it showed the old ratings.
+    assert notice not in client.get(f"/players/{player_id}").get_data(as_text=True)
