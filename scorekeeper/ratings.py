@@ -402,6 +402,11 @@ def _rate_from(
     for seq, ((row, _), (game_id, finishes)) in enumerate(zip(games, rated, strict=True), kept):
         if progress is not None:
             progress(1)
+        if seq % 4 == 0:
+            # Rating is pure Python: a job in a web worker's background thread would hold
+            # the GIL and make the worker's requests wait (4 first visits took 35 s with
+            # 300 games). A moment's sleep every few games hands it over.
+            time.sleep(0.0005)
         game_rows.append(
             {
                 "ladder_id": ladder_id,
