@@ -211,6 +211,13 @@ def _job_connection() -> sa.Connection:
 
 def _claim(name: str) -> bool:
     """Take the job's lease when nobody holds it (one UPDATE: only one process wins)."""
+    try:
+        return _try_claim(name)
+    except sa.exc.OperationalError:  # SQLite's write lock held by the running job: busy
+        return False
+
+
+def _try_claim(name: str) -> bool:
     insert = postgresql_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
     now = utcnow()
     with _job_connection() as connection, connection.begin():
