@@ -160,11 +160,11 @@ class RealServer:
         return boots <= {pid for pid, _m, path, _s in self.access() if path == "/healthz"}
 
     def stop(self) -> None:
-        """A graceful stop (SIGTERM, what a service manager sends), as a host restarts it."""
+        """Stopped as the host stops `make run`: Ctrl-C (SIGINT), the server's quick shutdown."""
         process, self._process = self._process, None
         if process is None:
             return
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signal.SIGINT)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
