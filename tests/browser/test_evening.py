@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import new_context
+from tests.browser.phones import Phones, add_player, no_problem_shown
 from tests.evening_play import points
 from tests.real_server import RealServer, served
 
@@ -64,58 +64,11 @@ def server(tmp_path: Path) -> Iterator[RealServer]:
         yield server
 
 
-class Phones:
-    """The evening's phones, each a browser context of its own."""
-
-    def __init__(self, browser: Browser) -> None:
-        self.browser = browser
-        self.contexts = []
-        self.refused: list[str] = []
-
-    def open(self, name: str, viewport: dict | None = None, **options: object) -> Page:
-        context = new_context(self.browser, **options)
-        self.contexts.append(context)
-        page = context.new_page()
-        if viewport:
-            page.set_viewport_size(viewport)
-        page.set_default_timeout(15_000)
-        # Every refusal a phone meets, kept for the failure message ("Page expired" is 400).
-        page.on(
-            "response",
-            lambda response: (
-                response.status in (400, 403, 500)
-                and self.refused.append(f"{name}: {response.status} {response.url}")
-            ),
-        )
-        return page
-
-    def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-
-
 @pytest.fixture
 def phones(browser: Browser) -> Iterator[Phones]:
     phones = Phones(browser)
     yield phones
     phones.close()
-
-
-def no_problem_shown(page: Page, phones: Phones) -> None:
-    box = page.locator("#net-status")
-    if box.is_visible():
-        pytest.fail(f"the phone says {box.inner_text()!r}; refused: {phones.refused}")
-
-
-def add_player(page: Page, phones: Phones, name: str) -> None:
-    count = page.locator(".setup-seat").count()
-    page.get_by_placeholder("New player’s name").fill(name)
-    page.get_by_role("button", name="Add", exact=True).click()
-    page.wait_for_function(
-        f"() => document.querySelectorAll('.setup-seat').length > {count}"
-        " || !document.getElementById('net-status').hidden"
-    )
-    no_problem_shown(page, phones)
 
 
 def expect_totals(scope, sums: list[int], timeout: int = 15_000) -> None:
