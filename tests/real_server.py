@@ -15,6 +15,7 @@ is none when they stop the server (0 dead workers is an acceptance criterion).
 from __future__ import annotations
 
 import contextlib
+import gzip
 import html
 import http.client
 import os
@@ -269,17 +270,39 @@ def get_status(url: str) -> int:
         connection.close()
 
 
-def read(url: str, timeout: float = 30) -> tuple[int, str]:
-    """One GET on a connection of its own (so that concurrent ones spread over the workers)."""
+# What browsers and HTTP libraries ask for: the answers are compressed (Flask-Compress) in
+# each of the server's threads at once.
+ENCODINGS = ("br", "gzip", "zstd", "identity")
+
+
+def read(url: str, timeout: float = 30, encoding: str = "identity") -> tuple[int, str]:
+    """One GET on a connection of its own (so that concurrent ones spread over the workers),
+    asking for ``encoding``; the body decoded."""
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
         target = parts.path + (f"?{parts.query}" if parts.query else "")
-        connection.request("GET", target or "/")
+        connection.request("GET", target or "/", headers={"Accept-Encoding": encoding})
         response = connection.getresponse()
-        return response.status, response.read().decode("utf-8", "replace")
+        body = decoded(response.read(), response.getheader("Content-Encoding"))
+        return response.status, body.decode("utf-8", "replace")
     finally:
         connection.close()
+
+
+def decoded(body: bytes, coding: str | None) -> bytes:
+    if coding == "br":
+        import brotli
+
+        return brotli.decompress(body)
+    if coding == "gzip":
+        return gzip.decompress(body)
+    if coding == "zstd":
+        from flask_compress.compat import compression
+
+        return compression.zstd.decompress(body)
+    assert coding in (None, "identity"), coding
+    return body
 
 
 class _Answer(urllib.request.HTTPErrorProcessor):

@@ -17,6 +17,7 @@ import pytest
 
 from tests.evening_play import Played, Table, rounds_with_one_leader
 from tests.real_server import (
+    ENCODINGS,
     WORKERS,
     RealServer,
     Visitor,
@@ -167,7 +168,8 @@ def read_everything(
         for offset in range(len(PAGES)):
             page = PAGES[(number + offset) % len(PAGES)]
             try:
-                status, body = read(base + paths[page])
+                encoding = ENCODINGS[(number + offset) % len(ENCODINGS)]
+                status, body = read(base + paths[page], encoding=encoding)
             except OSError as error:
                 failed.append(f"{round_label} {page} on {base}: {error!r}")
                 continue
