@@ -90,9 +90,18 @@ def tap_chip(page: Page, field: str, value: int) -> None:
 
 
 def version_changes(page: Page, tap) -> None:
+    """Tap, and the game moves on (its version); else fail with what the phone says."""
     before = page.locator("#table").get_attribute("data-version")
     tap()
-    expect(page.locator("#table")).not_to_have_attribute("data-version", before)
+    page.wait_for_function(
+        "before => document.getElementById('table')?.dataset.version !== before"
+        " || document.querySelector('#table .error-summary, #table .notice')"
+        " || !document.getElementById('net-status').hidden",
+        arg=before,
+    )
+    said = page.locator("#table .error-summary, #table .notice, #net-status:not([hidden])")
+    if said.count():
+        pytest.fail(f"the phone says {said.first.inner_text()!r}")
 
 
 def test_an_evening_with_six_phones_on_the_real_server(server, phones):
