@@ -41,7 +41,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 # The flask of this venv, as the Makefile's `$(BIN)/flask serve`.
 FLASK = Path(sys.executable).with_name("flask")
 WORKERS = 2
-START_SECONDS = 60
+START_SECONDS = 120  # migrations and two workers on two busy cores
 # What gunicorn's arbiter logs when a worker ends other than by a shutdown, and what
 # faulthandler writes when a process crashes. "was sent SIGTERM" is the graceful shutdown.
 DEATH = re.compile(
