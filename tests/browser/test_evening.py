@@ -89,6 +89,25 @@ def tap_chip(page: Page, field: str, value: int) -> None:
     page.locator(f'label.chip:has(input[name="{field}"][value="{value}"])').click()
 
 
+def tap_chips(page: Page, chips: dict[str, int]) -> None:
+    """Tap each chip; again where the table's poll swapped the form in the meantime.
+
+    Known app problem (reported with issue 17): on the bids step the table polls every
+    LIVE_POLL_SECONDS and swaps #table when the answer is new; a poll sent just before the
+    trump's own swap answers with the new step and swaps it again, wiping the chips tapped
+    in between. A player taps them again; so does the test."""
+    for _ in range(3):
+        for field, value in chips.items():
+            tap_chip(page, field, value)
+        checked = [
+            page.locator(f'input[name="{field}"][value="{value}"]').is_checked()
+            for field, value in chips.items()
+        ]
+        if all(checked):
+            return
+    pytest.fail(f"the chips {chips} do not stay tapped")
+
+
 def version_changes(page: Page, tap) -> None:
     """Tap, and the game moves on (its version); else fail with what the phone says."""
     before = page.locator("#table").get_attribute("data-version")
@@ -167,8 +186,7 @@ def test_an_evening_with_six_phones_on_the_real_server(server, phones):
         expect(bob.locator(".seat-status")).to_have_text(re.compile(r"Waiting for: Dan and Ann"))
         # Hidden: the table sees who bid on a phone, not what.
         expect(table.locator(".sealed-bid")).to_have_count(2)
-        for seat in (0, 3):
-            tap_chip(table, f"bid_{seat}", bids[seat])
+        tap_chips(table, {f"bid_{seat}": bids[seat] for seat in (0, 3)})
         version_changes(table, table.get_by_role("button", name="Save bids").click)
         no_problem_shown(table, phones)
         # All bids in: shown at the table's tricks step and on the live view.
@@ -239,8 +257,7 @@ def test_an_evening_with_six_phones_on_the_real_server(server, phones):
     for number, (bids, took) in enumerate(SECOND_GAME, start=1):
         expect(german.locator("h1").first).to_contain_text(f"Runde {number} von 3")
         german.locator(".trump-row").first.get_by_role("button", name="Herz").click()
-        for seat in range(len(NAMES)):
-            tap_chip(german, f"bid_{seat}", bids[seat])
+        tap_chips(german, {f"bid_{seat}": bids[seat] for seat in range(len(NAMES))})
         version_changes(german, german.get_by_role("button", name=GERMAN["save bids"]).click)
         for seat in range(len(NAMES)):
             tap_chip(german, f"tricks_{seat}", took[seat])
