@@ -69,6 +69,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     with app.app_context():
         models.sqlite_pragmas(db.engine)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
+    # The password and the body's limit come before the CSRF check, which reads the form.
+    views.access.guard_bodies(app)
     csrf.init_app(app)
     htmx.init_app(app)
     limiter.init_app(app)
