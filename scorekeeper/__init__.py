@@ -22,7 +22,7 @@ from werkzeug.routing import IntegerConverter, Map
 from whitenoise import WhiteNoise
 from whitenoise.compress import Compressor
 
-from . import cli, config, errors, i18n, models, views
+from . import cli, config, errors, hosts, i18n, models, views
 from .extensions import babel, csrf, db, htmx, limiter, migrate
 
 # No inline script or style anywhere: htmx runs with eval and its inline styles turned off.
@@ -57,6 +57,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     os.makedirs(app.instance_path, exist_ok=True)
     config.configure(app, test_config)
+    hosts.init_app(app)
     # A template that needs a variable its view forgot fails loudly instead of printing "".
     app.jinja_env.undefined = StrictUndefined
     app.jinja_env.add_extension("jinja2.ext.do")
@@ -83,6 +84,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.after_request(security_headers)
     serve_compressed(app)
     serve_static(app)
+    hosts.guard(app)
     config.trust_proxies(app)
     return app
 
