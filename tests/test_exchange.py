@@ -136,6 +136,16 @@ def seed_variety() -> None:
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"),
         ("\rx", "'\rx"),
+        ("\nx", "'\nx"),
+        # Full-width and small forms some spreadsheets read as the signs, and the minus sign.
+        ('＝HYPERLINK("http://x")', '\'＝HYPERLINK("http://x")'),
+        ("＋1", "'＋1"),
+        ("－1", "'－1"),
+        ("＠SUM(A1)", "'＠SUM(A1)"),
+        ("﹦1+1", "'﹦1+1"),
+        ("﹢1", "'﹢1"),
+        ("﹣1", "'﹣1"),
+        ("−1", "'−1"),
         ("Ann", "Ann"),
         (40, "40"),
         (None, ""),
@@ -1528,3 +1538,45 @@ def test_undo_through_a_compact_history_gives_back_each_earlier_state(ctx, clien
     assert first[0]["state"] == "bidding"
     assert first[0]["trump"] is None
     assert len(seen) == 90  # 89 changes undone, then nothing left to undo
+
+
+def test_a_live_token_shorter_than_the_app_makes_them_is_refused_with_its_place(ctx):
+    data = valid_backup(ctx)
+    data["games"][1]["live_token"] = "a"
+    assert refused_problems(data) == ["game 2: the live link token is not valid."]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            '{"format":"wizard-scorekeeper","version":2,"players":[],"games":[],"extra":1}',
+            "This file has a key the format does not know at its top level: “extra”.",
+        ),
+        (
+            '{"format":"wizard-scorekeeper","format":"wizard-scorekeeper","version":2}',
+            "The key “format” appears twice at the top level of this file.",
+        ),
+        (
+            '{"format":"wizard-scorekeeper","version":2,"players":[{"name":"'
+            + "x" * 2000
+            + '"}],"games":[]}',
+            "player 1: longer than any real record (1 KB): nothing was read further.",
+        ),
+    ],
+)
+def test_a_file_is_refused_as_it_is_read_at_the_first_key_or_record_out_of_bounds(text, problem):
+    assert refused_problems(text.encode()) == [problem]
+
+
+def test_players_and_games_past_their_limits_are_not_read_on(ctx):
+    # Counted as they come: the refusal names the limit, not the whole file's count.
+    players = ",".join(["0"] * 10_001)
+    text = f'{{"format":"wizard-scorekeeper","version":2,"players":[{players}],"games":[]}}'
+    assert refused_problems(text.encode()) == [
+        "This file lists more than 10000 players; at most 10000 can be restored at once."
+    ]
+    huge = '{"format":"wizard-scorekeeper","version":2,"players":[],"games":[[' + "0," * 1_200_000
+    assert refused_problems((huge + "0]]}").encode()) == [
+        "game 1: longer than any real record (2048 KB): nothing was read further."
+    ]
