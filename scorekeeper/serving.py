@@ -37,6 +37,8 @@ BODY_SECONDS = 60
 SPOOL_IN_MEMORY = 64 * 1024
 READ_CHUNK = 64 * 1024
 
+_LENGTH_HEADERS = (b"content-length", b"transfer-encoding")
+
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -97,14 +99,16 @@ class BufferedBodies:
             if size is None:
                 await self._refuse(scope, send)
                 return
+            # The body is whole now: Flask reads it by its length (none was sent with a
+            # chunked body), and refuses one over the route's limit (413) by that length.
+            headers = [h for h in scope["headers"] if h[0] not in _LENGTH_HEADERS]
+            headers.append((b"content-length", str(size).encode()))
+            whole = {**scope, "headers": headers}
             if size > limit:
-                # Sent without a length, and more than the route takes: Flask's 413.
-                headers = [h for h in scope["headers"] if h[0] != b"content-length"]
-                headers.append((b"content-length", str(size).encode()))
-                await self.wsgi({**scope, "headers": headers}, _nothing, send)
+                await self.wsgi(whole, _nothing, send)
                 return
             spool.seek(0)
-            await self.wsgi(scope, _replay(spool), send)
+            await self.wsgi(whole, _replay(spool), send)
 
     async def _read(self, receive: Receive, spool: Any, limit: int) -> int | None:
         """The body into ``spool``: its size (over ``limit``: stopped there), or None when
