@@ -53,7 +53,7 @@ def render(
 # once per version (and language, time zone, address and URL) and kept in this process;
 # the per-visitor parts, the CSRF token and the forms' request keys, are rendered as marks
 # and filled in on the way out. cachetools' LRUCache (maintained, bounded) under a lock:
-# gunicorn's threads share it.
+# the server's threads share it.
 
 
 class PageCache:
