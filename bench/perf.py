@@ -238,7 +238,8 @@ def fetch(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict, byt
         body = response.read()
         head = len(f"HTTP/1.1 {response.status} {response.reason}\r\n") + 2
         head += sum(len(name) + len(value) + 4 for name, value in response.getheaders())
-        return response.status, dict(response.getheaders()), body, head + len(body)
+        # Case-insensitive (granian sends lower-case names).
+        return response.status, response.msg, body, head + len(body)
     finally:
         connection.close()
 
