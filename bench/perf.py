@@ -34,6 +34,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -197,6 +198,14 @@ TARGETS = {
 def start(command: list[str], env: dict[str, str], port: int) -> subprocess.Popen:
     server = subprocess.Popen(command, cwd=ROOT, env=env)
     try:
+        # On a loaded machine a server may take longer than history.py's 30 s to listen.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                time.sleep(0.3)
         wait_until_up(port, server)
     except BaseException:
         server.terminate()
