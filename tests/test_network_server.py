@@ -308,7 +308,10 @@ def test_hostile_backups_are_refused_while_they_stream(server, head, item, tail,
         "Content-Length": str(length),
     }
     with server.peak_growth() as growth:
-        status, _, answer = request(server.port, "POST", "/history/restore", headers, pieces)
+        # Checking 100,001 games takes seconds, more on a loaded machine: a generous wait.
+        status, _, answer = request(
+            server.port, "POST", "/history/restore", headers, pieces, timeout=180
+        )
     assert status == 422
     assert refusal.replace("“", "&#8220;").encode() in answer or refusal.encode() in answer
     assert growth[0] < MEMORY_MARGIN
