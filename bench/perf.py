@@ -34,6 +34,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -55,6 +56,7 @@ import backup  # noqa: E402
 from history import free_port, seed, wait_until_up  # noqa: E402
 
 from scorekeeper import create_app, gameplay, rules  # noqa: E402
+from scorekeeper.cli import server_command, server_environment  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
 from scorekeeper.models import Game, Seat  # noqa: E402
 
@@ -106,6 +108,15 @@ def create_app():
         return Response("ok\\n", mimetype="text/plain")
 
     return app
+
+
+def asgi_app():
+    # Under the same server as the app (flask serve's): its ASGI wrapper, four threads.
+    from scorekeeper.serving import BufferedBodies
+
+    app = create_app()
+    app.config.update(MAX_CONTENT_LENGTH=65536, FORM_MAX_CONTENT_LENGTH=65536)
+    return BufferedBodies(app, 4)
 """
 
 
@@ -187,6 +198,14 @@ TARGETS = {
 def start(command: list[str], env: dict[str, str], port: int) -> subprocess.Popen:
     server = subprocess.Popen(command, cwd=ROOT, env=env)
     try:
+        # On a loaded machine a server may take longer than history.py's 30 s to listen.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                time.sleep(0.3)
         wait_until_up(port, server)
     except BaseException:
         server.terminate()
@@ -210,6 +229,14 @@ def gunicorn(port: int, app: str, *extra: str) -> list[str]:
     ]
 
 
+def served(port: int, target: str) -> list[str]:
+    """`flask serve`'s server (cli.server_command), 2 processes x 4 threads, without the
+    access log, serving the ASGI app ``target``."""
+    command = server_command("127.0.0.1", port, 2, 4)
+    command[command.index("--access-log")] = "--no-access-log"
+    return [*command[:-1], target]
+
+
 def fetch(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict, bytes, int]:
     """Status, headers, the body as sent and the bytes on the wire (status line, headers,
     body)."""
@@ -220,7 +247,8 @@ def fetch(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict, byt
         body = response.read()
         head = len(f"HTTP/1.1 {response.status} {response.reason}\r\n") + 2
         head += sum(len(name) + len(value) + 4 for name, value in response.getheaders())
-        return response.status, dict(response.getheaders()), body, head + len(body)
+        # Case-insensitive (granian sends lower-case names).
+        return response.status, response.msg, body, head + len(body)
     finally:
         connection.close()
 
@@ -468,6 +496,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5, help="length of one wrk run")
     parser.add_argument("--database-url", help="PostgreSQL (a private schema is used)")
     parser.add_argument(
+        "--server",
+        choices=("flask-serve", "gunicorn"),
+        default="flask-serve",
+        help="flask serve's server (granian, what make run serves) or the gunicorn it replaced",
+    )
+    parser.add_argument(
         "--lighthouse-runs", type=int, default=3, help="Lighthouse runs per page (0 skips)"
     )
     parser.add_argument(
@@ -512,9 +546,25 @@ def main() -> None:
             "SECRET_KEY": "bench",
             "SCOREKEEPER_INSTANCE": folder,
         }
-        servers.append(start(gunicorn(app_port, "scorekeeper:create_app()"), env, app_port))
-        bare = gunicorn(bare_port, "bare_app:create_app()", "--pythonpath", folder)
-        servers.append(start(bare, env, bare_port))
+        if args.server == "gunicorn":
+            servers.append(start(gunicorn(app_port, "scorekeeper:create_app()"), env, app_port))
+            bare = gunicorn(bare_port, "bare_app:create_app()", "--pythonpath", folder)
+            servers.append(start(bare, env, bare_port))
+        else:
+            env |= server_environment(4) | {"PYTHONPATH": folder}
+            app_command = served(app_port, "scorekeeper.serving:asgi_app")
+            servers.append(start(app_command, env, app_port))
+            servers.append(start(served(bare_port, "bare_app:asgi_app"), env, bare_port))
+        for port in (app_port, bare_port):
+            # Listening is not serving yet: every worker has built its app once this answers.
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if fetch(port, "/healthz", {})[0] == 200:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.5)
 
         # Each target: (port, path, request headers, the status it must answer).
         live = pages["live board, 304"]
@@ -604,8 +654,9 @@ def main() -> None:
     held, missed = [], []
 
     print(
-        f"\n{database}, {args.games} games among {args.players} players; gunicorn 2 workers x "
-        f"4 threads; wrk 16 connections, 2 passes of {args.seconds:g} s; Accept-Encoding: gzip, br"
+        f"\n{database}, {args.games} games among {args.players} players; {args.server} 2 "
+        f"processes x 4 threads; wrk 16 connections, 2 passes of {args.seconds:g} s; "
+        "Accept-Encoding: gzip, br"
     )
     print(f"{'target':<36}{'pass 1':>9}{'pass 2':>9}{'ratio':>10}  target")
     for name, values in rates.items():

@@ -4,6 +4,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -22,7 +23,7 @@ from werkzeug.routing import IntegerConverter, Map
 from whitenoise import WhiteNoise
 from whitenoise.compress import Compressor
 
-from . import cli, config, errors, i18n, models, views
+from . import cli, config, errors, hosts, i18n, models, views
 from .extensions import babel, csrf, db, htmx, limiter, migrate
 
 # No inline script or style anywhere: htmx runs with eval and its inline styles turned off.
@@ -57,6 +58,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     os.makedirs(app.instance_path, exist_ok=True)
     config.configure(app, test_config)
+    hosts.init_app(app)
     # A template that needs a variable its view forgot fails loudly instead of printing "".
     app.jinja_env.undefined = StrictUndefined
     app.jinja_env.add_extension("jinja2.ext.do")
@@ -69,6 +71,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     with app.app_context():
         models.sqlite_pragmas(db.engine)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
+    # The password and the body's limit come before the CSRF check, which reads the form.
+    views.access.guard_bodies(app)
     csrf.init_app(app)
     htmx.init_app(app)
     limiter.init_app(app)
@@ -81,6 +85,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.after_request(security_headers)
     serve_compressed(app)
     serve_static(app)
+    hosts.guard(app)
     config.trust_proxies(app)
     return app
 
@@ -105,29 +110,44 @@ def security_headers(response: Response) -> Response:
 
 def serve_compressed(app: Flask) -> None:
     """HTML, JSON and the like compressed as the browser asks (Flask-Compress: Brotli, else
-    gzip; settings ``COMPRESS_*``), keeping the ETag a view set.
+    gzip; settings ``COMPRESS_*``), each coding under its own ETag.
 
-    Flask-Compress appends the coding to a strong ETag (``"board-1-5:br"``); the live view
-    compares the ETag a phone sends back, and its script the one it received, with the
-    game's version, so the tag stays as the view made it (``Vary: Accept-Encoding`` keeps a
-    cache's copies per coding apart), and a conditional request is answered afterwards."""
+    Flask-Compress appends the coding to a strong ETag (``"board-1-5:br"``), so a cache never
+    takes one coding's bytes for another's; a 304 gets the tag of the coding this request
+    would be sent. The views compare the tag they make (the game's version) with what a
+    phone sends back: :func:`plain_tags` takes the coding off before they read it, and the
+    page's script does the same."""
     app.config["COMPRESS_REGISTER"] = False
     app.config["COMPRESS_EVALUATE_CONDITIONAL_REQUEST"] = False
     compress = Compress(app)
+    codings = list(app.config["COMPRESS_ALGORITHM"])
 
     def compressed(response: Response) -> Response:
-        etag, weak = response.get_etag()
         body = response.response
         response = compress.after_request(response)
         # A streamed body (a file) compressed on the way is replaced: it still gets closed.
         if response.response is not body and (close := getattr(body, "close", None)):
             response.call_on_close(close)
-        if etag and not weak and response.get_etag() != (etag, weak):
-            response.set_etag(etag)
-            response.make_conditional(request)
+        etag, weak = response.get_etag()
+        if response.status_code == 304 and etag and not weak and ":" not in etag:
+            if coding := request.accept_encodings.best_match(codings):
+                response.set_etag(f"{etag}:{coding}")
+            response.vary.add("Accept-Encoding")
         return response
 
+    app.before_request(plain_tags)
     app.after_request(compressed)
+
+
+# The coding Flask-Compress appended to a tag ("board-1-5:br"), as a phone sends it back.
+_CODED_TAG = re.compile(r':(?:br|gzip|deflate|zstd)"')
+
+
+def plain_tags() -> None:
+    """``If-None-Match`` as the views made the tags, without the codings (read lazily, so
+    rewriting the header before any view reads it is enough)."""
+    if (sent := request.environ.get("HTTP_IF_NONE_MATCH")) and ":" in sent:
+        request.environ["HTTP_IF_NONE_MATCH"] = _CODED_TAG.sub('"', sent)
 
 
 def serve_static(app: Flask) -> None:

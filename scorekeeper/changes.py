@@ -36,6 +36,11 @@ class StaleGame(Exception):
     """The write was based on an older version of the game: another phone changed it."""
 
 
+class Busy(Exception):
+    """The database was held by another write (a restore, say) longer than a save waits:
+    nothing changed, nothing was stored; trying again later works."""
+
+
 class AlreadyApplied(Exception):
     """This exact request was already recorded (a double tap or a retry): ``change``."""
 
@@ -48,6 +53,18 @@ class AlreadyApplied(Exception):
 # failure (PostgreSQL), a busy or stale snapshot (SQLite). Anything else is a real failure.
 _LOST_RACE_STATES = frozenset({"40001", "40P01", "55P03"})
 _LOST_RACE_WORDS = ("database is locked", "database table is locked")
+
+
+# Of those, the ones that mean "held by another writer": SQLite's busy timeout, PostgreSQL's
+# lock timeout. The game was not changed: such a write is busy, not stale.
+_BUSY_STATES = frozenset({"55P03"})
+_BUSY_WORDS = _LOST_RACE_WORDS
+
+
+def busy(error: sa.exc.DBAPIError) -> bool:
+    """Whether ``error`` is a wait for another writer's lock that ran out."""
+    state = getattr(error.orig, "sqlstate", None)
+    return state in _BUSY_STATES or any(word in str(error.orig) for word in _BUSY_WORDS)
 
 
 def lost_race(error: sa.exc.DBAPIError) -> bool:
@@ -210,6 +227,9 @@ def apply_change(
         locked = _lock(game.id)
     except sa.exc.OperationalError as error:
         db.session.rollback()
+        if busy(error):
+            # Waiting for the lock ran out (a restore holds it): nothing changed here.
+            raise Busy from None
         if lost_race(error):
             _refuse_as_stale(request_key)
         raise

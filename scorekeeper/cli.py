@@ -3,6 +3,7 @@
 import os
 import socket
 import sys
+from pathlib import Path
 
 import click
 import segno
@@ -13,6 +14,16 @@ from . import exchange, ratings, results
 from .extensions import db
 from .models import Game, GameStatus
 from .views.live import remember_announced
+
+# `flask serve --threads`, as the environment hands it to each server process.
+THREADS_VARIABLE = "SCOREKEEPER_SERVER_THREADS"
+# The access log's line; the tokens of live and seat links in it are masked (MaskTokens).
+ACCESS_LOG_FORMAT = (
+    '%(addr)s - [%(time)s] "%(method)s %(path)s %(protocol)s" %(status)d %(dt_ms).1fms'
+)
+LOG_CONFIG = Path(__file__).with_name("server-logging.json")
+# A request's head (its line and headers) must arrive within this: a slow one is dropped.
+HEADER_SECONDS = 10
 
 
 def lan_address() -> str:
@@ -27,21 +38,45 @@ def lan_address() -> str:
 
 
 def server_command(host: str, port: int, workers: int, threads: int) -> list[str]:
-    """The production server's command line: the one place that says how the app is served."""
+    """The production server's command line: the one place that says how the app is served.
+
+    Granian, ``workers`` processes (a dead one is started again), each running the app in
+    ``threads`` threads (:mod:`.serving`: the environment carries the number, see
+    :func:`server_environment`). A request's head must arrive within 10 s and its body as
+    :mod:`.serving` says, read before any app thread is taken; the access log masks tokens."""
     return [
         sys.executable,
         "-m",
-        "gunicorn",
-        "--bind",
-        f"{host}:{port}",
+        "granian",
+        "--interface",
+        "asgi",
+        "--factory",
+        "--host",
+        host,
+        "--port",
+        str(port),
         "--workers",
         str(workers),
-        "--threads",
-        str(threads),
-        "--access-logfile",
-        "-",
-        "scorekeeper:create_app()",
+        "--respawn-failed-workers",
+        "--respawn-interval",
+        "1",
+        "--http",
+        "1",
+        "--no-ws",
+        "--http1-header-read-timeout",
+        str(HEADER_SECONDS * 1000),
+        "--log-config",
+        str(LOG_CONFIG),
+        "--access-log",
+        "--access-log-fmt",
+        ACCESS_LOG_FORMAT,
+        "scorekeeper.serving:asgi_app",
     ]
+
+
+def server_environment(threads: int) -> dict[str, str]:
+    """The environment :func:`server_command` runs in: this one, and the threads per process."""
+    return {**os.environ, THREADS_VARIABLE: str(threads)}
 
 
 def init_app(app: Flask) -> None:
@@ -75,7 +110,7 @@ def init_app(app: Flask) -> None:
         context.invoke(announce, port=port)
         command = server_command(host, port, workers, threads)
         sys.stdout.flush()
-        os.execv(command[0], command)
+        os.execve(command[0], command, server_environment(threads))
 
     @app.cli.command("export")
     @click.option(

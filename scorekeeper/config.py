@@ -135,6 +135,8 @@ def configure(app: Flask, overrides: dict | None) -> None:
         SESSION_COOKIE_SECURE=False,
         # The largest upload: a backup to restore. A club's 2,000 games weigh about 40 MB.
         MAX_CONTENT_LENGTH=100 * 1024 * 1024,
+        # Every other body: the largest form (a new game's setup) is under 4 KB.
+        FORM_MAX_CONTENT_LENGTH=64 * 1024,
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,

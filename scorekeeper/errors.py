@@ -6,7 +6,7 @@ from flask_htmx import make_response as htmx_response
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from .changes import lost_race
+from .changes import Busy, busy, lost_race
 from .extensions import db, htmx
 from .i18n import gettext as _
 
@@ -35,6 +35,18 @@ def standard_texts() -> dict[int, tuple[str, str]]:
         415: (_("Cannot use that"), _("This address takes the page's own forms only. Reload it.")),
         422: (_("Cannot use that"), _("Check what was entered and try again.")),
     }
+
+
+def busy_answer() -> Response:
+    """Another write held the database longer than a save waits (a restore): nothing changed
+    and nothing was stored, so not "changed on another phone" but busy, and when to retry."""
+    response = render_error(
+        409,
+        _("Busy"),
+        _("Another change (such as a restore) was being saved: nothing was saved. Try again."),
+    )
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 def refuse_json_bodies() -> None:
@@ -73,12 +85,19 @@ def init_app(app: Flask) -> None:
             _("Nothing was saved. Try again; if it keeps failing, tell the host."),
         )
 
+    @app.errorhandler(Busy)
+    def busy_error(error: Busy) -> Response:
+        db.session.rollback()
+        return busy_answer()
+
     @app.errorhandler(sa.exc.DBAPIError)
     def database_error(error: sa.exc.DBAPIError) -> Response:
         """A write that lost a race the write path does not expect (on PostgreSQL, e.g. a
         player renamed while a game seating them starts) stored nothing: say so, as a 409,
         not as a crash. Any other database error is a 500."""
         db.session.rollback()
+        if busy(error):
+            return busy_answer()
         if lost_race(error):
             title, message = standard_texts()[409]
             return render_error(409, title, message)

@@ -34,6 +34,7 @@ from typing import Any, Final
 
 __all__ = [
     "BASE_DECK",
+    "MAX_PLANNED_ROUNDS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "SUIT_ORDER",
@@ -158,6 +159,9 @@ MIN_PLAYERS: Final = 3
 MAX_PLAYERS: Final = 6
 BASE_DECK: Final = 60
 MAXIMUS_ROUNDS: Final = 5
+# The longest round plan: a custom one of one-card rounds may deal each card of the deck once
+# (no other plan is longer); a backup's game with more rounds is not a real game.
+MAX_PLANNED_ROUNDS: Final = BASE_DECK
 
 TABLE_ONLY_RULES: Final[tuple[str, ...]] = (
     "foresight",
@@ -224,6 +228,7 @@ class ProblemCode(StrEnum):
     NO_BID_TO_TAKE_BACK = "no_bid_to_take_back"
     NOT_BIDDERS_TURN = "not_bidders_turn"
     PLAN_CUSTOM_EMPTY = "plan_custom_empty"
+    PLAN_CUSTOM_TOO_LONG = "plan_custom_too_long"
     PLAN_CUSTOM_NOT_APPLICABLE = "plan_custom_not_applicable"
     PLAN_HAND_SIZE_OUT_OF_RANGE = "plan_hand_size_out_of_range"
     PLAN_INVALID = "plan_invalid"
@@ -444,6 +449,14 @@ class RoundPlan:
     def _custom_problems(self, players: int) -> list[Problem]:
         if not isinstance(self.custom, tuple) or not self.custom:
             return [Problem(ProblemCode.PLAN_CUSTOM_EMPTY, "plan")]
+        if len(self.custom) > MAX_PLANNED_ROUNDS:
+            return [
+                Problem(
+                    ProblemCode.PLAN_CUSTOM_TOO_LONG,
+                    "plan",
+                    values={"value": len(self.custom), "max": MAX_PLANNED_ROUNDS},
+                )
+            ]
         top = _max_hand(players)
         return [
             Problem(

@@ -197,7 +197,8 @@
   document.addEventListener("htmx:beforeSwap", function (event) {
     var board = event.detail.target;
     if (!board || !board.dataset || !board.dataset.etag) return;
-    var etag = event.detail.xhr.getResponseHeader("ETag");
+    // Each coding has its own tag ("board-1-5:br"): the page carries the tag without it.
+    var etag = (event.detail.xhr.getResponseHeader("ETag") || "").replace(/:(br|gzip|deflate|zstd)"$/, '"');
     if (etag && etag === board.dataset.etag) event.detail.shouldSwap = false;
   });
   function initTricks(root) {

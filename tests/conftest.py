@@ -18,9 +18,15 @@ IN_CI = bool(os.environ.get("CI"))
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 
 
+# Host names the tests open the app at besides localhost and 127.0.0.1: the browser tests'
+# name mapped to loopback, a LAN address and a public name (TRUSTED_HOSTS refuses others).
+TEST_HOSTS = ["wizard.test", "192.0.2.20", "wizard.example.org"]
+
+
 def make_config(**settings: object) -> dict:
     return {
         "TESTING": True,
+        "TRUSTED_HOSTS": TEST_HOSTS,
         "SECRET_KEY": "test-secret",
         "WTF_CSRF_ENABLED": False,
         # A ladder visit waits for the ladder job (in a background thread) to finish, so a

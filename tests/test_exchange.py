@@ -136,6 +136,16 @@ def seed_variety() -> None:
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"),
         ("\rx", "'\rx"),
+        ("\nx", "'\nx"),
+        # Full-width and small forms some spreadsheets read as the signs, and the minus sign.
+        ('＝HYPERLINK("http://x")', '\'＝HYPERLINK("http://x")'),
+        ("＋1", "'＋1"),
+        ("－1", "'－1"),
+        ("＠SUM(A1)", "'＠SUM(A1)"),
+        ("﹦1+1", "'﹦1+1"),
+        ("﹢1", "'﹢1"),
+        ("﹣1", "'﹣1"),
+        ("−1", "'−1"),
         ("Ann", "Ann"),
         (40, "40"),
         (None, ""),
@@ -751,7 +761,8 @@ def refused_problems(data) -> list[str]:
         ),
         (
             lambda d: d["players"][0].update(name=" " * 100_000 + "Ann"),
-            "player 1: the name must have 1 to 40 characters.",
+            # Refused before it is decoded: no real player record is that long.
+            "player 1: longer than any real record (1 KB): nothing was read further.",
         ),
         (
             lambda d: d["games"][0]["rounds"][0].update(trump="\x00" * 8),
@@ -799,7 +810,7 @@ def test_a_file_with_too_many_players_is_refused_at_once(client, app):
     elapsed = time.perf_counter() - started
     assert response.status_code == 422
     assert (
-        "This file lists 600000 players; at most 10000 can be restored at once."
+        "This file lists more than 10000 players; at most 10000 can be restored at once."
         in response.get_data(as_text=True)
     )
     assert elapsed < 10, f"took {elapsed:.1f} s"
@@ -809,13 +820,13 @@ def test_a_file_with_too_many_games_or_rounds_is_refused_before_its_records_are_
     data = valid_backup(ctx)
     data["games"] = [{}] * 100_001
     assert refused_problems(data) == [
-        "This file lists 100001 games; at most 100000 can be restored at once."
+        "This file lists more than 100000 games; at most 100000 can be restored at once."
     ]
     data = valid_backup(ctx)
-    data["games"][1]["rounds"] = [{}] * 1001
+    data["games"][1]["rounds"] = [{}] * 61
     data["games"][2]["history"] = [{}] * 100_001
     assert refused_problems(data) == [
-        "game 2: it has 1001 rounds; a game has at most 1000.",
+        "game 2: it has 61 rounds; a game has at most 60.",
         "game 3: its history has 100001 entries; a game has at most 100000.",
     ]
 
@@ -1270,7 +1281,7 @@ def test_the_second_of_two_simultaneous_restores_of_one_file_is_already_restored
         seed_variety()
         data = json.loads(exchange.backup_json())
     for number, game in enumerate(data["games"]):
-        game.update(uid=f"twin-{number}", live_token=f"twin{number}")
+        game.update(uid=f"twin-{number}", live_token=f"twin{number:028d}")
     body = json.dumps(data).encode()
     module = sys.modules["scorekeeper.exchange.restore"]
     real_lookup = module.present_versions
@@ -1528,3 +1539,45 @@ def test_undo_through_a_compact_history_gives_back_each_earlier_state(ctx, clien
     assert first[0]["state"] == "bidding"
     assert first[0]["trump"] is None
     assert len(seen) == 90  # 89 changes undone, then nothing left to undo
+
+
+def test_a_live_token_shorter_than_the_app_makes_them_is_refused_with_its_place(ctx):
+    data = valid_backup(ctx)
+    data["games"][1]["live_token"] = "a"
+    assert refused_problems(data) == ["game 2: the live link token is not valid."]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            '{"format":"wizard-scorekeeper","version":2,"players":[],"games":[],"extra":1}',
+            "This file has a key the format does not know at its top level: “extra”.",
+        ),
+        (
+            '{"format":"wizard-scorekeeper","format":"wizard-scorekeeper","version":2}',
+            "The key “format” appears twice at the top level of this file.",
+        ),
+        (
+            '{"format":"wizard-scorekeeper","version":2,"players":[{"name":"'
+            + "x" * 2000
+            + '"}],"games":[]}',
+            "player 1: longer than any real record (1 KB): nothing was read further.",
+        ),
+    ],
+)
+def test_a_file_is_refused_as_it_is_read_at_the_first_key_or_record_out_of_bounds(text, problem):
+    assert refused_problems(text.encode()) == [problem]
+
+
+def test_players_and_games_past_their_limits_are_not_read_on(ctx):
+    # Counted as they come: the refusal names the limit, not the whole file's count.
+    players = ",".join(["0"] * 10_001)
+    text = f'{{"format":"wizard-scorekeeper","version":2,"players":[{players}],"games":[]}}'
+    assert refused_problems(text.encode()) == [
+        "This file lists more than 10000 players; at most 10000 can be restored at once."
+    ]
+    huge = '{"format":"wizard-scorekeeper","version":2,"players":[],"games":[[' + "0," * 1_200_000
+    assert refused_problems((huge + "0]]}").encode()) == [
+        "game 1: longer than any real record (2048 KB): nothing was read further."
+    ]

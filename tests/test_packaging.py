@@ -1,7 +1,7 @@
 """Installable: settings from the environment, where the files are, and the wheel end to end.
 
 The slow test builds the wheel, installs it into a fresh virtual environment, seeds an
-instance with the installed app's own command line and serves it with gunicorn from a folder
+instance with the installed app's own command line and serves it with `flask serve` from a folder
 outside the checkout, then asks every kind of page for a 200.
 """
 
@@ -321,17 +321,19 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def served(installed: Installed) -> Iterator[tuple[int, dict]]:
-    """The installed app on a seeded instance, served by gunicorn on a loopback port."""
+    """The installed app on a seeded instance, served as `make run` serves it (`flask serve`)
+    on a loopback port."""
     backup_file = installed.run_dir.parent / "backup.json"
     backup = seed_backup(backup_file)
     installed.run("-m", "flask", "--app", "scorekeeper", "db", "upgrade")
     added = installed.run("-m", "flask", "--app", "scorekeeper", "import", str(backup_file))
     assert added.startswith("2 games and 5 players added"), added
     port = free_port()
-    log = (installed.run_dir.parent / "gunicorn.log").open("w")
-    command = ["-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", "2"]
+    log = (installed.run_dir.parent / "server.log").open("w")
+    command = ["-m", "flask", "--app", "scorekeeper", "serve", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--workers", "1", "--threads", "2"]
     server = subprocess.Popen(
-        [installed.python, *command, "scorekeeper:create_app()"],
+        [installed.python, *command],
         cwd=installed.run_dir,
         env=installed.env,
         stdout=log,
@@ -340,13 +342,13 @@ def served(installed: Installed) -> Iterator[tuple[int, dict]]:
     try:
         deadline = time.monotonic() + 30
         while True:
-            assert server.poll() is None, (installed.run_dir.parent / "gunicorn.log").read_text()
+            assert server.poll() is None, (installed.run_dir.parent / "server.log").read_text()
             try:
                 if get(port, "/healthz")[0] == 200:
                     break
             except OSError:
                 pass
-            assert time.monotonic() < deadline, "gunicorn did not answer /healthz in 30 s"
+            assert time.monotonic() < deadline, "the server did not answer /healthz in 30 s"
             time.sleep(0.2)
         yield port, backup
     finally:

@@ -209,6 +209,14 @@ def test_empty_custom_plan_is_refused():
     assert error_codes(excinfo) == ["plan_custom_empty"]
 
 
+def test_a_custom_plan_longer_than_the_deck_is_refused():
+    assert RoundPlan(PlanKind.CUSTOM, custom=(1,) * 60).problems(6) == ()
+    problems = RoundPlan(PlanKind.CUSTOM, custom=(1,) * 61).problems(6)
+    assert [(p.code, p.values) for p in problems] == [
+        ("plan_custom_too_long", {"value": 61, "max": 60})
+    ]
+
+
 def test_rounds_or_hand_sizes_given_to_a_plan_that_does_not_use_them_are_refused():
     plan = RoundPlan(PlanKind.STANDARD, rounds=5, custom=(1, 2))
     assert codes(plan.problems(4)) == ["plan_rounds_not_applicable", "plan_custom_not_applicable"]

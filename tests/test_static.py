@@ -126,7 +126,7 @@ def test_pages_and_json_are_compressed_as_asked(ctx, client, asked, coding):
             assert len(response.get_data()) < len(plain) / 2
 
 
-def test_the_live_board_keeps_its_etag_and_304_when_compressed(ctx, client):
+def test_the_live_board_has_an_etag_per_coding_and_304_when_compressed(ctx, client):
     game_id = new_game(bid_rule="free")
     board = f"/live/{db.session.get(Game, game_id).live_token}/board"
     browser = {"Accept-Encoding": "gzip, br", "HX-Request": "true"}
@@ -134,10 +134,15 @@ def test_the_live_board_keeps_its_etag_and_304_when_compressed(ctx, client):
     assert first.status_code == 200
     assert first.headers["Content-Encoding"] == "br"
     etag = first.headers["ETag"]
-    assert etag == f'"board-{game_id}-1"', "the tag the page's script compares"
+    assert etag == f'"board-{game_id}-1:br"', "the page's script compares it without :br"
+    gzipped = client.get(board, headers=browser | {"Accept-Encoding": "gzip"})
+    assert gzipped.headers["ETag"] == f'"board-{game_id}-1:gzip"'
+    plain = client.get(board, headers={"HX-Request": "true"})
+    assert plain.headers["ETag"] == f'"board-{game_id}-1"'
     again = client.get(board, headers=browser | {"If-None-Match": etag})
     assert again.status_code == 304
     assert again.headers["ETag"] == etag
+    assert client.get(board, headers={"If-None-Match": etag}).status_code == 304
     trump(client, game_id, 1)
     changed = client.get(board, headers=browser | {"If-None-Match": etag})
     assert changed.status_code == 200

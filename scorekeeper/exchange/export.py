@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -23,8 +24,10 @@ from ..extensions import db
 from ..models import Change, ChangeAction, Game, Player, RoundState
 from .schema import FORMAT, VERSION
 
-# Characters a spreadsheet reads as the start of a formula (OWASP "CSV injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Characters a spreadsheet reads as the start of a formula (OWASP "CSV injection"). A first
+# character is compared after NFKC, which folds the full-width and small forms some
+# spreadsheets also take for them (＝ ＋ － ＠, ﹦ ﹢ ﹣) to these; the minus sign too.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\u2212")
 CSV_COLUMNS = (
     "game",
     "date",
@@ -58,7 +61,8 @@ def neutralise(cell: object) -> str:
     Negative numbers are quoted too ("'-30"): one rule for every cell is safer than guessing.
     """
     text = "" if cell is None else str(cell)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    first = unicodedata.normalize("NFKC", text[:1])
+    return "'" + text if first.startswith(FORMULA_STARTS) else text
 
 
 def game_csv(game: Game, delimiter: str = ",") -> str:

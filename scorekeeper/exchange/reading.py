@@ -13,7 +13,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any, BinaryIO
 
 # Text decoded per read; a value longer than this makes the buffer grow to hold it.
@@ -38,6 +38,15 @@ class NestedTooDeeply(ValueError):
 
 class NotAnObject(ValueError):
     """The file is JSON, but not an object."""
+
+
+class TooLong(ValueError):
+    """A value (``key``: a top-level key, ``index``: its place in a streamed array, from 0)
+    is longer than ``limit`` characters: refused before it is decoded whole."""
+
+    def __init__(self, key: str, index: int | None, limit: int) -> None:
+        super().__init__(f"{key}[{index}]" if index is not None else key)
+        self.key, self.index, self.limit = key, index, limit
 
 
 class _Text:
@@ -94,8 +103,9 @@ class _Text:
             raise self.error(self.pos)
         self.pos += 1
 
-    def value(self) -> tuple[Any, str]:
-        """The next JSON value, and its text."""
+    def value(self, limit: int | None = None) -> tuple[Any, str]:
+        """The next JSON value, and its text; raises :class:`OverflowError` when it is not
+        complete within ``limit`` characters (a huge array is never decoded whole)."""
         self.peek()
         while True:
             try:
@@ -104,11 +114,15 @@ class _Text:
                 cut = error.pos >= len(self.buf) - _LOOKAHEAD or error.msg.startswith(
                     "Unterminated string"
                 )
+                if cut and limit is not None and len(self.buf) - self.pos > limit:
+                    raise OverflowError from None  # not complete within the limit
                 if cut and self.more(len(self.buf)):
                     continue
                 raise self.error(error.pos) from None
             except RecursionError:
                 raise NestedTooDeeply from None
+            if limit is not None and end - self.pos > limit:
+                raise OverflowError
             # A value that ends where the text read so far ends (a number) may go on.
             if end >= len(self.buf) and self.more(len(self.buf)):
                 continue
@@ -117,12 +131,20 @@ class _Text:
             return value, text
 
 
-def top_level(stream: BinaryIO, streamed: str) -> Iterator[tuple[str, Any, str]]:
-    """The top-level object's keys in file order, each as ``(key, value, text)``; the array
-    under the key ``streamed`` comes as ``(streamed + "[", None, "")``, then one element at a
-    time as ``(streamed + "[]", element, text)``. Raises :class:`JsonSyntaxError`,
-    :class:`NestedTooDeeply`, :class:`NotAnObject`, ValueError (a number too long to read)
-    or UnicodeDecodeError (not UTF-8)."""
+def top_level(
+    stream: BinaryIO,
+    streamed: str | Collection[str],
+    max_chars: Mapping[str, int] | None = None,
+) -> Iterator[tuple[str, Any, str]]:
+    """The top-level object's keys in file order, each as ``(key, value, text)``; an array
+    under a key of ``streamed`` comes as ``(key + "[", None, "")``, then one element at a
+    time as ``(key + "[]", element, text)``. ``max_chars`` bounds the text of a value (of an
+    element, for a streamed key) by its key (``""``: every other key). Raises
+    :class:`JsonSyntaxError`, :class:`NestedTooDeeply`, :class:`NotAnObject`,
+    :class:`TooLong`, ValueError (a number too long to read) or UnicodeDecodeError (not
+    UTF-8). The caller may stop early: nothing more is read."""
+    keys = {streamed} if isinstance(streamed, str) else set(streamed)
+    limits = dict(max_chars or {})
     text = _Text(stream)
     if text.peek() != "{":
         value, _raw = text.value()
@@ -137,21 +159,31 @@ def top_level(stream: BinaryIO, streamed: str) -> Iterator[tuple[str, Any, str]]
         first = False
         if text.peek() != '"':
             raise text.error(text.pos)
-        key, _raw = text.value()
+        try:
+            key, _raw = text.value(limits.get(""))
+        except OverflowError:
+            raise TooLong("", None, limits[""]) from None
         text.expect(":")
-        if key == streamed and text.peek() == "[":
+        limit = limits.get(key, limits.get(""))
+        if key in keys and text.peek() == "[":
             text.pos += 1
-            yield streamed + "[", None, ""
+            yield key + "[", None, ""
             item = 0
             while text.peek() != "]":
                 if item:
                     text.expect(",")
-                element, raw = text.value()
+                try:
+                    element, raw = text.value(limit)
+                except OverflowError:
+                    raise TooLong(key, item, limit or 0) from None
                 item += 1
-                yield streamed + "[]", element, raw
+                yield key + "[]", element, raw
             text.pos += 1
         else:
-            value, raw = text.value()
+            try:
+                value, raw = text.value(limit)
+            except OverflowError:
+                raise TooLong(key, None, limit or 0) from None
             yield key, value, raw
     text.pos += 1
     if text.peek():

@@ -57,6 +57,7 @@ from .schema import (
     FORMAT,
     MAX_ERRORS_READ,
     MAX_GAMES,
+    MAX_PLAYERS,
     READABLE,
     VERSION,
     cards_message,
@@ -172,12 +173,43 @@ def _not_json(line: int, column: int) -> ImportProblem:
     )
 
 
+# The top-level keys of the format (schema.json's properties); any other is refused with its
+# name as soon as it is read, so a file of millions of keys is not read to its end.
+TOP_LEVEL_KEYS = frozenset({"format", "version", "kind", "players", "games"})
+# The longest text of one record read: a real game with its whole history is ~20 KB (a
+# corrected, undone-and-redone one a few times that), a player ~60 bytes. A longer record is
+# refused before it is decoded, so a file of one huge array never fills the memory.
+MAX_CHARS = {"games": 2 * 1024 * 1024, "players": 1024, "": 1024}
+
+
+def _too_long(error: reading.TooLong) -> ImportProblem:
+    if error.key == "games" and error.index is not None:
+        where = game_place(error.index + 1)
+    elif error.key == "players" and error.index is not None:
+        where = player_place(error.index + 1)
+    else:
+        where = _("the key “%(key)s”", key=error.key[:40])
+    return ImportProblem(
+        [
+            located(
+                where,
+                _(
+                    "longer than any real record (%(max)d KB): nothing was read further.",
+                    max=error.limit // 1024,
+                ),
+            )
+        ]
+    )
+
+
 def _values(stream: BinaryIO) -> Iterator[tuple[str, Any]]:
-    """The file's top-level keys and values, its games one at a time (key ``"games[]"``,
-    after ``"games["`` where the list begins), with every problem of the text itself
-    raised as an :class:`ImportProblem`: not UTF-8, not JSON, nested too deeply, a number
-    too long to read, a lone surrogate."""
-    values = reading.top_level(stream, "games")
+    """The file's top-level keys and values, its players and games one at a time (key
+    ``"games[]"``, after ``"games["`` where the list begins; the same for ``players``), with
+    every problem of the text itself raised as an :class:`ImportProblem`: not UTF-8, not
+    JSON, nested too deeply, a number too long to read, a lone surrogate, a record too long,
+    a key the format does not know or one given twice."""
+    values = reading.top_level(stream, ("players", "games"), MAX_CHARS)
+    seen: set[str] = set()
     while True:
         try:
             key, value, text = next(values)
@@ -193,6 +225,8 @@ def _values(stream: BinaryIO) -> Iterator[tuple[str, Any]]:
             raise ImportProblem([_("This file is not valid JSON (nested too deeply).")]) from None
         except reading.NotAnObject:
             raise _not_this_format() from None
+        except reading.TooLong as error:
+            raise _too_long(error) from None
         except ValueError:
             # Python reads whole numbers of at most 4300 digits.
             raise ImportProblem([_("This file holds a number too long to read.")]) from None
@@ -201,6 +235,23 @@ def _values(stream: BinaryIO) -> Iterator[tuple[str, Any]]:
             raise ImportProblem(
                 [_("This file holds text that is not valid Unicode (a lone surrogate).")]
             )
+        if not key.endswith("[]"):
+            name = key.removesuffix("[")
+            if name not in TOP_LEVEL_KEYS:
+                raise ImportProblem(
+                    [
+                        _(
+                            "This file has a key the format does not know at its top level: "
+                            "“%(key)s”.",
+                            key=name[:40],
+                        )
+                    ]
+                )
+            if name in seen:
+                raise ImportProblem(
+                    [_("The key “%(key)s” appears twice at the top level of this file.", key=name)]
+                )
+            seen.add(name)
         yield key, value
 
 
@@ -269,6 +320,14 @@ def _read_head(stream: BinaryIO) -> tuple[dict[str, Any], int | None]:
             count = 0
         elif key == "games[]":
             count = (count or 0) + 1
+            if count > MAX_GAMES:
+                raise ImportProblem(_too_many_games(count))
+        elif key == "players[":
+            head["players"] = []
+        elif key == "players[]":
+            head["players"].append(value)
+            if len(head["players"]) > MAX_PLAYERS:
+                raise ImportProblem(_too_many_players())
         else:
             head[key] = value
     return head, count
@@ -305,21 +364,33 @@ def _check_head(head: dict[str, Any], count: int | None) -> _Head:
 
 
 def _too_many_games(count: int) -> list[str]:
+    # Counted up to one more than the limit: the rest is never read.
     return [
-        ngettext(
-            "This file lists %(num)d game; at most %(max)d can be restored at once.",
-            "This file lists %(num)d games; at most %(max)d can be restored at once.",
-            count,
+        _(
+            "This file lists more than %(max)d games; at most %(max)d can be restored at once.",
             max=MAX_GAMES,
         )
     ]
 
 
+def _too_many_players() -> list[str]:
+    return [
+        _(
+            "This file lists more than %(max)d players; at most %(max)d can be restored at once.",
+            max=MAX_PLAYERS,
+        )
+    ]
+
+
 def _games(stream: BinaryIO) -> Iterator[Any]:
-    """The file's games, one at a time."""
+    """The file's games, one at a time; one more than MAX_GAMES refuses the file there."""
     stream.seek(0)
+    count = 0
     for key, value in _values(stream):
         if key == "games[]":
+            count += 1
+            if count > MAX_GAMES:
+                raise ImportProblem(_too_many_games(count))
             yield value
 
 

@@ -41,7 +41,7 @@ MAX_VERSION = 2**31 - 1
 # is read, so a file with 600,000 players is refused at once instead of after a minute.
 MAX_PLAYERS = 10_000
 MAX_GAMES = 100_000
-MAX_ROUNDS = 1_000
+MAX_ROUNDS = rules.MAX_PLANNED_ROUNDS  # what a real game can have
 MAX_HISTORY = 100_000
 # The schema's errors read at most: enough for the problems shown, quick on a file of errors.
 MAX_ERRORS_READ = 1_000

@@ -7,7 +7,17 @@ for their own seat) without it.
 
 import hmac
 
-from flask import Blueprint, Flask, Response, current_app, redirect, request, session, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    request,
+    session,
+    url_for,
+)
 from flask_htmx import make_response as htmx_response
 
 from .. import signins
@@ -40,6 +50,13 @@ OPEN_ENDPOINTS = frozenset(
 )
 
 
+# The one upload larger than a form: a backup to restore (MAX_CONTENT_LENGTH), for a visitor
+# past the password check. Every other body is a form of a few KB (FORM_MAX_CONTENT_LENGTH).
+LARGE_BODY_ENDPOINTS = frozenset({"history.restore"})
+# A form's fields at most (the setup page, the largest, has about 40).
+MAX_FORM_PARTS = 200
+
+
 def _pass_mark() -> str:
     """The current password's fingerprint: a sign-in made under another one no longer holds."""
     return signins.pass_mark(
@@ -56,6 +73,26 @@ def require_password() -> Response | None:
     if htmx:
         return htmx_response(redirect=target)
     return redirect(target, 303)
+
+
+def guard() -> Response | None:
+    """Before anything reads the body (the CSRF check reads the form): the password, then the
+    body's limit for this route, so that a visitor without the password can send no more than
+    a small form, and a body over the limit is refused (413) before it is parsed."""
+    if (refused := require_password()) is not None:
+        return refused
+    config = current_app.config
+    form_limit = int(config["FORM_MAX_CONTENT_LENGTH"])
+    large = request.endpoint in LARGE_BODY_ENDPOINTS
+    limit = int(config["MAX_CONTENT_LENGTH"]) if large else form_limit
+    # Werkzeug reads at most this much (a body without a length included) and parses
+    # form-encoded bodies whole: ~40 bytes of memory per byte of "a=1&a=1&…".
+    request.max_content_length = limit
+    request.max_form_memory_size = form_limit
+    request.max_form_parts = MAX_FORM_PARTS
+    if request.content_length is not None and request.content_length > limit:
+        abort(413)
+    return None
 
 
 def _failed_guess(response: Response) -> bool:
@@ -108,4 +145,8 @@ def too_many_guesses(error: Exception) -> Response:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    app.before_request(require_password)
+
+
+def guard_bodies(app: Flask) -> None:
+    """Register :func:`guard`; called before the CSRF check is (its hook reads the form)."""
+    app.before_request(guard)

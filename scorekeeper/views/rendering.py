@@ -55,8 +55,8 @@ def render(
 # kept in this process; the per-visitor parts, the CSRF token and the forms' request keys,
 # are rendered as marks and filled in on the way out (visitor_marks: while a page is kept,
 # nothing else of the visitor can be read). cachetools' LRUCache (maintained, bounded by
-# the pages' size in bytes as well as their number) under a lock: gunicorn's threads share
-# it.
+# the pages' size in bytes as well as their number) under a lock: the server's threads
+# share it.
 
 
 def _page_bytes(page: tuple[int, str]) -> int:

@@ -601,6 +601,7 @@ _MESSAGES: dict[str, Callable[[_Context], str]] = {
         "A number of rounds only goes with the plan “first rounds only”."
     ),
     "plan_custom_empty": _simple("List the cards dealt in each round, e.g. 1, 2, 3, 5."),
+    "plan_custom_too_long": _simple("A plan has at most %(max)s rounds, not %(value)s."),
     "plan_custom_not_applicable": _simple("A list of hand sizes only goes with the custom plan."),
     "plan_hand_size_out_of_range": _simple(
         "Round %(round)s: a hand holds 1 to %(max)s cards with this many players, not %(value)s."
