@@ -71,7 +71,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
     csrf.init_app(app)
     htmx.init_app(app)
-    limiter.init_app(app)
+    config.start_limiter(app, limiter)
     babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
     i18n.init_app(app)
     errors.init_app(app)

@@ -3,6 +3,8 @@
 import os
 import socket
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 import segno
@@ -24,6 +26,27 @@ def lan_address() -> str:
             return probe.getsockname()[0]
         except OSError:
             return "127.0.0.1"
+
+
+# PostgreSQL advisory lock key: the hosts of a club started at once migrate one at a time.
+MIGRATION_LOCK = 0x5C0E_4EE9
+
+
+@contextmanager
+def migration_lock() -> Iterator[None]:
+    """On PostgreSQL, hold a lock shared by every host for the migration: the second host
+    waits, then finds the schema current (alembic itself does not lock)."""
+    if db.engine.dialect.name != "postgresql":
+        yield
+        return
+    with db.engine.connect() as connection:
+        connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+        connection.commit()
+        try:
+            yield
+        finally:
+            connection.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+            connection.commit()
 
 
 def server_command(host: str, port: int, workers: int, threads: int) -> list[str]:
@@ -67,7 +90,8 @@ def init_app(app: Flask) -> None:
         does; the tests that play on the real server start exactly this)."""
         from flask_migrate import upgrade
 
-        upgrade()
+        with migration_lock():
+            upgrade()
         db.engine.dispose()
         context.invoke(announce, port=port)
         command = server_command(host, port, workers, threads)

@@ -501,6 +501,18 @@ class DataVersion(db.Model):
     counter: Mapped[int] = mapped_column(default=0)
 
 
+class LoginGuesses(db.Model):
+    """Wrong passwords counted per client address for the login limit (``database://``, the
+    default storage of :mod:`scorekeeper.signins`): in the app's database, so the count holds
+    across every worker and host that shares it. ``expires_at`` ends the window (Unix time)."""
+
+    __tablename__ = "login_guesses"
+
+    key: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
+    count: Mapped[int] = mapped_column(default=0)
+    expires_at: Mapped[float] = mapped_column(sa.Float, index=True)
+
+
 # What the stored facts are made of; the derived tables (results, ladders) are not.
 _FACTS = (Player, Game, Seat, Round, Entry, Change, PlayerChange, PlayerAlias)
 _CHANGED = "scorekeeper_facts_changed"

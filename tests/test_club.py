@@ -1,0 +1,300 @@
+"""Running it for a club: the login limit's storage, and several hosts on one database.
+
+The hosts are real ``flask serve`` processes (what ``make run`` starts) on loopback ports. The
+two-host test needs PostgreSQL (``TEST_DATABASE_URL``) and redis (``TEST_REDIS_URL``, else a
+``redis-server`` on the PATH started for the test); outside CI a missing one is a skip, with
+``CI`` set a failure, like the PostgreSQL leg.
+"""
+
+import http.cookiejar
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from scorekeeper import create_app
+from scorekeeper.extensions import db
+from scorekeeper.models import Player
+from tests.conftest import IN_CI, POSTGRES_URL, make_config
+from tests.factories import make_game
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL")
+PASSWORD = "wizard"
+CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
+REQUEST_KEY = re.compile(r'name="request_key"[^>]*value="([^"]+)"')
+
+
+def missing(message: str) -> None:
+    if IN_CI:
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``TEST_REDIS_URL`` (CI starts one), else a private redis-server on a free port."""
+    if REDIS_URL:
+        yield REDIS_URL
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        missing("neither TEST_REDIS_URL nor redis-server: the redis leg not run")
+    port = free_port()
+    folder = tmp_path_factory.mktemp("redis")
+    server = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture
+def club_database() -> Iterator[str]:
+    """A ``DATABASE_URL`` for a private schema of the test PostgreSQL database."""
+    if not POSTGRES_URL:
+        missing("TEST_DATABASE_URL is not set: PostgreSQL leg not run")
+    schema = f"club_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(POSTGRES_URL)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        options = urllib.parse.quote(f"-csearch_path={schema}")
+        yield f"{POSTGRES_URL}{'&' if '?' in POSTGRES_URL else '?'}options={options}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def host_environment(folder: Path, **settings: str) -> dict[str, str]:
+    """The environment of one host: its own instance folder, the club's shared settings."""
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("SCOREKEEPER_") and key not in ("DATABASE_URL", "SECRET_KEY")
+    }
+    environment["SCOREKEEPER_INSTANCE"] = str(folder)
+    environment["FLASK_APP"] = "scorekeeper"
+    environment.update({f"SCOREKEEPER_{name}": value for name, value in settings.items()})
+    return environment
+
+
+def flask_command(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "flask", *arguments]
+
+
+@contextmanager
+def hosts(root: Path, count: int, **settings: str) -> Iterator[list[str]]:
+    """``count`` hosts (``flask serve``, 2 workers each) started at once; their base URLs."""
+    servers, urls, logs = [], [], []
+    try:
+        for number in range(count):
+            folder = root / f"host{number}"
+            folder.mkdir()
+            port = free_port()
+            log = (root / f"host{number}.log").open("w")
+            logs.append(log)
+            servers.append(
+                subprocess.Popen(
+                    flask_command(
+                        "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "2"
+                    ),
+                    env=host_environment(folder, **settings),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
+            urls.append(f"http://127.0.0.1:{port}")
+        for number, (server, url) in enumerate(zip(servers, urls, strict=True)):
+            deadline = time.monotonic() + 180  # a loaded CI machine boots slowly
+            while True:
+                assert server.poll() is None, (root / f"host{number}.log").read_text()
+                try:
+                    with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    pass
+                assert time.monotonic() < deadline, (root / f"host{number}.log").read_text()
+                time.sleep(0.2)
+        yield urls
+    finally:
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        for log in logs:
+            log.close()
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *_args, **_kwargs):
+        return None
+
+
+class Phone:
+    """A browser: one cookie jar for every host (the club's hosts answer at one name)."""
+
+    def __init__(self) -> None:
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), _NoRedirects()
+        )
+
+    def request(self, url: str, data: dict | None = None) -> tuple[int, str, dict]:
+        body = urllib.parse.urlencode(data).encode() if data is not None else None
+        try:
+            with self.opener.open(url, data=body, timeout=60) as answer:
+                return answer.status, answer.read().decode(), dict(answer.headers)
+        except urllib.error.HTTPError as error:
+            with error:
+                return error.code, error.read().decode(), dict(error.headers)
+
+    def form(self, url: str) -> dict[str, str]:
+        status, page, _headers = self.request(url)
+        assert status == 200, (url, status)
+        fields = {"csrf_token": CSRF.search(page).group(1)}
+        if key := REQUEST_KEY.search(page):
+            fields["request_key"] = key.group(1)
+        return fields
+
+    def sign_in(self, host: str, password: str) -> int:
+        fields = self.form(f"{host}/login")
+        return self.request(f"{host}/login", {**fields, "password": password})[0]
+
+
+def test_a_storage_uri_that_cannot_be_used_stops_the_start_with_one_line(tmp_path):
+    closed = free_port()  # nothing listens there
+    for uri, says in (
+        ("rediss+nothing://x", "cannot be used"),
+        (f"redis://127.0.0.1:{closed}/0", "nothing answers there"),
+    ):
+        started = subprocess.run(
+            flask_command("serve", "--host", "127.0.0.1", "--port", str(free_port())),
+            env=host_environment(tmp_path, RATELIMIT_STORAGE_URI=uri),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert started.returncode != 0
+        lines = started.stderr.strip().splitlines()
+        assert len(lines) == 1, started.stderr
+        assert lines[0].startswith(f"Error: SCOREKEEPER_RATELIMIT_STORAGE_URI='{uri}'")
+        assert says in lines[0]
+        assert "Traceback" not in started.stdout + started.stderr
+
+
+def test_the_login_limit_holds_across_the_workers_of_one_host(tmp_path):
+    """The default storage (the app's database): two workers, one count of wrong passwords."""
+    with hosts(tmp_path, 1, ACCESS_PASSWORD=PASSWORD, SECRET_KEY="one-host") as (host,):
+        guesser = Phone()
+        for _ in range(10):
+            # A fresh connection each time: gunicorn hands them to either worker.
+            assert guesser.sign_in(host, "muggle") == 422
+        assert guesser.sign_in(host, "muggle") == 429
+        assert guesser.sign_in(host, PASSWORD) == 429
+
+
+def test_the_login_limit_counts_in_redis(tmp_path, redis_url):
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'redis.sqlite'}",
+            ACCESS_PASSWORD=PASSWORD,
+            RATELIMIT_STORAGE_URI=redis_url,
+            RATELIMIT_KEY_PREFIX=uuid.uuid4().hex,
+        )
+    )
+    with app.app_context():
+        db.create_all()
+        client = app.test_client()
+        address = {"REMOTE_ADDR": "10.0.0.7"}
+        for _ in range(10):
+            wrong = client.post("/login", data={"password": "x"}, environ_base=address)
+            assert wrong.status_code == 422
+        assert client.post("/login", data={"password": "x"}, environ_base=address).status_code == (
+            429
+        )
+        db.engine.dispose()
+
+
+def test_two_hosts_on_one_database_and_one_redis_are_one_instance(
+    tmp_path, club_database, redis_url
+):
+    shared = {
+        "DATABASE_URL": club_database,
+        "SECRET_KEY": "the-club-secret",
+        "ACCESS_PASSWORD": PASSWORD,
+        "RATELIMIT_STORAGE_URI": redis_url,
+        "PUBLIC_URL": "https://wizard.example.org/",
+        # Another run's guesses in the same redis are not this one's.
+        "RATELIMIT_KEY_PREFIX": uuid.uuid4().hex,
+    }
+    with hosts(tmp_path, 2, **shared) as (one, two):
+        # A game of the club, stored before anyone asks (the hosts have migrated the schema).
+        app = create_app(make_config(SQLALCHEMY_DATABASE_URI=club_database))
+        with app.app_context():
+            make_game(("Ann", "Bob", "Cy"))
+            ann = db.session.scalar(sa.select(Player.id).where(Player.name == "Ann"))
+            db.session.remove()
+            db.engine.dispose()
+
+        phone = Phone()
+        assert phone.sign_in(one, PASSWORD) == 303
+        status, page, _headers = phone.request(f"{two}/players/{ann}")
+        assert status == 200, "a sign-in on one host is valid on the other"
+        assert "Ann" in page
+
+        # A write on one host is what the other shows at its next read (its kept page too).
+        fields = phone.form(f"{one}/players/{ann}/edit")
+        renamed = phone.request(f"{one}/players/{ann}/rename", {**fields, "name": "Annika"})
+        assert renamed[0] == 303
+        status, page, _headers = phone.request(f"{two}/players/{ann}")
+        assert status == 200
+        assert "Annika" in page
+
+        # Signing out on the second host revokes the sign-in on both.
+        fields = phone.form(f"{two}/players/{ann}")
+        assert phone.request(f"{two}/logout", {"csrf_token": fields["csrf_token"]})[0] == 303
+        assert phone.request(f"{one}/players/{ann}")[0] == 303
+        assert phone.request(f"{two}/players/{ann}")[0] == 303
+
+        # Ten wrong passwords spread over both hosts; the eleventh is refused, on either.
+        guesser = Phone()
+        for number in range(10):
+            assert guesser.sign_in((one, two)[number % 2], "muggle") == 422
+        assert guesser.sign_in(one, "muggle") == 429
+        assert guesser.sign_in(two, PASSWORD) == 429
