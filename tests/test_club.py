@@ -298,3 +298,99 @@ def test_two_hosts_on_one_database_and_one_redis_are_one_instance(
             assert guesser.sign_in((one, two)[number % 2], "muggle") == 422
         assert guesser.sign_in(one, "muggle") == 429
         assert guesser.sign_in(two, PASSWORD) == 429
+
+
+# --- moving an instance to PostgreSQL ---------------------------------------------------------
+
+TOKENS = re.compile(r'(X-CSRFToken": "|name="csrf_token" value="|name="request_key" value=")[^"]+')
+# SQLite gives the stored UTC times back without their zone, PostgreSQL with it: the same
+# moment, written with or without "+00:00" in a <time datetime="…"> attribute.
+UTC_SUFFIX = re.compile(r'(datetime="[^"+]+)\+00:00"')
+
+
+def pages(app, paths: list[str]) -> dict[str, str]:
+    """What each path shows (the per-visitor form tokens left out)."""
+    shown = {}
+    with app.test_client() as client:
+        for path in paths:
+            response = client.get(path)
+            assert response.status_code == 200, path
+            page = TOKENS.sub(r"\1", response.get_data(as_text=True))
+            shown[path] = UTC_SUFFIX.sub(r'\1"', page)
+    return shown
+
+
+def a_club_instance(app) -> list[int]:
+    """Games of every kind, a rename, a merge (an id left unused), seat links, a sign-in,
+    results and the ladder; the player ids."""
+    from scorekeeper import ratings, results, roster, seat_links, signins
+    from scorekeeper.models import Game, GameStatus
+    from tests.factories import new_game, random_rounds
+    from tests.play_helpers import play_round
+
+    names = ["Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus"]
+    for number in range(9):
+        seated = [names[(number + step) % len(names)] for step in range(3 + number % 3)]
+        game_rules = rules_for(len(seated))
+        make_game(seated, random_rounds(game_rules, seed=number), game_rules=game_rules)
+    played = new_game(["Ann", "Bob", "Zed"])
+    seat_links.renew(db.session.get(Game, played), [0, 1, 2])
+    db.session.commit()
+    with app.test_client() as client:
+        play_round(client, played, 1, dealer=0, bids=[0, 0, 0], took=[1, 0, 0])
+    ids = {p.name: p.id for p in db.session.scalars(sa.select(Player))}
+    roster.rename(ids["Bob"], "Robert", "rename-1")
+    roster.merge(ids["Zed"], ids["Eve"], "merge-1")  # Zed's id is no one's now
+    signins.sign_in("mark")
+    ratings.refresh(ratings.ALL_TIME, None)
+    results.refresh(sa.select(Game.id))
+    assert db.session.scalar(sa.select(sa.func.count()).where(Game.status == GameStatus.FINISHED))
+    return sorted(db.session.scalars(sa.select(Player.id)))
+
+
+def rules_for(players: int):
+    from scorekeeper import rules
+
+    return rules.GameRules(players=players, bid_rule=rules.BidRule.FREE)
+
+
+def test_move_to_postgresql_keeps_every_id_page_and_total(tmp_path, club_database):
+    from flask_migrate import upgrade
+
+    from scorekeeper.models import Game
+
+    source_url = f"sqlite:///{tmp_path / 'club.sqlite'}"
+    source = create_app(make_config(SQLALCHEMY_DATABASE_URI=source_url))
+    with source.app_context():
+        upgrade()
+        player_ids = a_club_instance(source)
+        game_ids = sorted(db.session.scalars(sa.select(Game.id)))
+        paths = [f"/players/{pid}" for pid in player_ids] + ["/players/", "/ladder/"]
+        paths += [f"/history/{gid}" for gid in game_ids]
+        before = pages(source, paths)
+        db.session.remove()
+
+    moved = source.test_cli_runner().invoke(args=["move-to", club_database])
+    assert moved.exit_code == 0, moved.output
+    assert "players: " in moved.output
+    assert "the same counts on both sides" in moved.output
+    assert f"{len(game_ids)} games with the same totals on both sides" in moved.output
+
+    target = create_app(make_config(SQLALCHEMY_DATABASE_URI=club_database))
+    with target.app_context():
+        assert sorted(db.session.scalars(sa.select(Player.id))) == player_ids
+        after = pages(target, paths)
+        for path in paths:
+            assert after[path] == before[path], path
+        # The sequences continue after the copied ids: a new player takes a new one.
+        db.session.add(Player("Newcomer"))
+        db.session.commit()
+        newcomer = db.session.scalar(sa.select(Player.id).where(Player.name == "Newcomer"))
+        assert newcomer > max(player_ids)
+        db.session.remove()
+        db.engine.dispose()
+
+    again = source.test_cli_runner().invoke(args=["move-to", club_database])
+    assert again.exit_code != 0
+    assert "The target database is not empty" in again.output
+    assert "Traceback" not in again.output
