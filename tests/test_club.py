@@ -394,3 +394,52 @@ def test_move_to_postgresql_keeps_every_id_page_and_total(tmp_path, club_databas
     assert again.exit_code != 0
     assert "The target database is not empty" in again.output
     assert "Traceback" not in again.output
+
+
+def empty_instance() -> None:
+    """Every row gone and PostgreSQL's sequences back at 1: as a newly installed instance."""
+    for table in reversed(db.metadata.sorted_tables):
+        db.session.execute(sa.delete(table))
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(sa.text("ALTER SEQUENCE players_id_seq RESTART WITH 1"))
+    db.session.commit()
+
+
+def test_a_backup_restored_into_an_empty_instance_keeps_every_player_id(db_ctx):
+    from scorekeeper import exchange, roster
+
+    for number, seated in enumerate((["Ann", "Bob", "Cy"], ["Dee", "Bob", "Eve", "Finn"])):
+        make_game(seated, created_at=None, first_dealer=number % 3)
+    ids = {p.name: p.id for p in db.session.scalars(sa.select(Player))}
+    roster.merge(ids["Cy"], ids["Finn"], "merge-1")  # an id left unused between the others
+    del ids["Cy"]
+    backup = exchange.backup_json()
+    empty_instance()
+
+    result = exchange.import_file(backup.encode())
+    assert result.players_added == len(ids)
+    assert {p.name: p.id for p in db.session.scalars(sa.select(Player))} == ids
+    # The next new player gets an id of its own (PostgreSQL's sequence moved past them).
+    db.session.add(Player("Newcomer"))
+    db.session.commit()
+    assert db.session.scalar(sa.select(Player.id).where(Player.name == "Newcomer")) not in set(
+        ids.values()
+    )
+
+
+def test_a_restore_renumbers_only_the_players_whose_id_is_taken_here(db_ctx):
+    from scorekeeper import exchange
+
+    make_game(["Ann", "Bob", "Cy"])
+    ids = {p.name: p.id for p in db.session.scalars(sa.select(Player))}
+    backup = exchange.backup_json()
+    empty_instance()
+    db.session.add(Player("Zoe"))  # a new instance's first player: Ann's id in the file
+    db.session.commit()
+
+    exchange.import_file(backup.encode())
+    now = {p.name: p.id for p in db.session.scalars(sa.select(Player))}
+    assert now["Zoe"] == ids["Ann"]
+    assert now["Bob"] == ids["Bob"]
+    assert now["Cy"] == ids["Cy"]
+    assert now["Ann"] not in ids.values()
