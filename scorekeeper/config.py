@@ -8,6 +8,7 @@ Settings come from defaults, the instance folder's ``config.py``, then the envir
 import functools
 import importlib.metadata
 import os
+import re
 import secrets
 import tomllib
 from pathlib import Path
@@ -194,12 +195,15 @@ def start_limiter(app: Flask, limiter: Limiter) -> None:
         options = app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {})
         options.setdefault("socket_connect_timeout", STORAGE_CONNECT_SECONDS)
         options.setdefault("socket_timeout", STORAGE_CONNECT_SECONDS)
-    where = f"SCOREKEEPER_RATELIMIT_STORAGE_URI={uri!r}"
+    # The line may go to a log: a password in the URL is not written out.
+    shown = re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", uri)
+    where = f"SCOREKEEPER_RATELIMIT_STORAGE_URI={shown!r}"
     try:
         limiter.init_app(app)
     except Exception as error:  # limits' ConfigurationError, redis' ValueError for a bad URL
         raise SettingProblem(
-            f"{where} cannot be used: {error} (database://, memory:// or redis://host:port/)"
+            f"{where} cannot be used: {str(error).replace(uri, shown)} "
+            "(database://, memory:// or redis://host:port/)"
         ) from None
     storage = limiter.storage
     if not isinstance(storage, signins.DatabaseStorage) and not storage.check():

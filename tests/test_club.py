@@ -199,9 +199,15 @@ class Phone:
 
 def test_a_storage_uri_that_cannot_be_used_stops_the_start_with_one_line(tmp_path):
     closed = free_port()  # nothing listens there
-    for uri, says in (
-        ("rediss+nothing://x", "cannot be used"),
-        (f"redis://127.0.0.1:{closed}/0", "nothing answers there"),
+    for uri, shown, says in (
+        ("rediss+nothing://x", "rediss+nothing://x", "cannot be used"),
+        (f"redis://127.0.0.1:{closed}/0", f"redis://127.0.0.1:{closed}/0", "nothing answers"),
+        # A password in the URL is not written to the log.
+        (
+            f"redis://:hunter2@127.0.0.1:{closed}/0",
+            f"redis://:***@127.0.0.1:{closed}/0",
+            "nothing",
+        ),
     ):
         started = subprocess.run(
             flask_command("serve", "--host", "127.0.0.1", "--port", str(free_port())),
@@ -213,8 +219,9 @@ def test_a_storage_uri_that_cannot_be_used_stops_the_start_with_one_line(tmp_pat
         assert started.returncode != 0
         lines = started.stderr.strip().splitlines()
         assert len(lines) == 1, started.stderr
-        assert lines[0].startswith(f"Error: SCOREKEEPER_RATELIMIT_STORAGE_URI='{uri}'")
+        assert lines[0].startswith(f"Error: SCOREKEEPER_RATELIMIT_STORAGE_URI='{shown}'")
         assert says in lines[0]
+        assert "hunter2" not in started.stdout + started.stderr
         assert "Traceback" not in started.stdout + started.stderr
 
 
