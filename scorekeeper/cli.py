@@ -10,13 +10,12 @@ from contextlib import contextmanager
 import click
 import segno
 import sqlalchemy as sa
-from flask import Flask
+from flask import Flask, current_app
 
 from . import exchange, ratings, results
-from .config import PACKAGE_DIR, database_url
 from .exchange import move
 from .extensions import db, migrate
-from .models import Game
+from .models import Game, database_url
 from .views.live import remember_announced
 
 
@@ -58,7 +57,8 @@ def database_app(url: str) -> Flask:
     other.config["SQLALCHEMY_DATABASE_URI"] = database_url(url)
     other.config["SQLALCHEMY_ENGINE_OPTIONS"] = {"pool_pre_ping": True}
     db.init_app(other)
-    migrate.init_app(other, db, directory=str(PACKAGE_DIR / "migrations"), render_as_batch=True)
+    directory = current_app.extensions["migrate"].directory  # the app's own migrations
+    migrate.init_app(other, db, directory=directory, render_as_batch=True)
     return other
 
 

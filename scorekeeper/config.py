@@ -19,6 +19,7 @@ from flask_limiter import Limiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import signins
+from .models import database_url
 
 SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "scorekeeper.sqlite"
@@ -88,14 +89,6 @@ def load_secret_key(instance_path: str) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(key + "\n")
     return key
-
-
-def database_url(url: str) -> str:
-    """Accept the common ``postgres://`` spellings and use the psycopg 3 driver."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url.removeprefix(prefix)
-    return url
 
 
 def load_environment(app: Flask) -> None:

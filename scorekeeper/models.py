@@ -39,6 +39,14 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
 
 
+def database_url(url: str) -> str:
+    """Accept the common ``postgres://`` spellings and use the psycopg 3 driver."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
+
+
 def sqlite_pragmas(engine: Engine) -> None:
     """Turn on what SQLite leaves off, on every new connection of ``engine`` (the app's own;
     other engines in the process are left alone), and make every session a real
