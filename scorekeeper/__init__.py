@@ -41,6 +41,8 @@ PLAIN_CACHE_CONTROL = "no-cache"
 STATIC_BUILD_FOLDER = "static-cache"  # in the instance folder: a sub-folder per set of contents
 STALE_BUILD_SECONDS = 7 * 24 * 60 * 60
 KEPT_BUILDS = 3  # the latest builds stay, however old
+# Part of a build's name: a build made before its files lost their mtimes is not reused.
+STATIC_BUILD_FORMAT = b"2: no mtimes\n"
 # The service worker stores the offline notice with the plain names of its KEEP list (sw.js),
 # so that page names its files by those.
 PLAIN_STATIC_ENDPOINTS = frozenset({"main.offline"})
@@ -75,7 +77,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     views.access.guard_bodies(app)
     csrf.init_app(app)
     htmx.init_app(app)
-    limiter.init_app(app)
+    config.start_limiter(app, limiter)
     babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
     i18n.init_app(app)
     errors.init_app(app)
@@ -164,9 +166,17 @@ def serve_static(app: Flask) -> None:
         root, names = Path(app.static_folder), {}
     prefix = f"{app.static_url_path}/"
     hashed = {prefix + name for name in names.values()}
+    # Each file's ETag is its content hash under both names, the same on every host of a
+    # club (WhiteNoise's own is the file's mtime, which differs from host to host).
+    tags: dict[str, str] = {}
+    for plain, name in names.items():
+        tag = '"' + hashlib.sha256((root / plain).read_bytes()).hexdigest()[:16] + '"'
+        tags[prefix + plain] = tags[prefix + name] = tag
 
     def cache_headers(headers: Headers, path: str, url: str) -> None:
         headers["Cache-Control"] = HASHED_CACHE_CONTROL if url in hashed else PLAIN_CACHE_CONTROL
+        if (tag := tags.get(url)) is not None:
+            headers["ETag"] = tag
         headers["X-Content-Type-Options"] = "nosniff"
 
     app.wsgi_app = WhiteNoise(  # type: ignore[method-assign]
@@ -212,7 +222,7 @@ def build_static(source: Path, instance: Path) -> tuple[Path, dict[str, str]]:
         if path.is_file() and (relative := path.relative_to(source).as_posix())
     }
     names: dict[str, str] = {}
-    contents = hashlib.sha256()
+    contents = hashlib.sha256(STATIC_BUILD_FORMAT)
     for relative, content in data.items():
         digest = hashlib.sha256(content).hexdigest()[:12]
         names[relative] = hashed_name(relative, digest)
@@ -231,6 +241,11 @@ def build_static(source: Path, instance: Path) -> tuple[Path, dict[str, str]]:
             if compressor.should_compress(relative):
                 for compressed in compressor.compress(str(plain)):
                     shutil.copyfile(compressed, str(building / name) + compressed[-3:])
+        # No modification times of this host: WhiteNoise then sends no Last-Modified (which
+        # would differ between hosts), only the content-hash ETag above.
+        for built in building.rglob("*"):
+            if built.is_file():
+                os.utime(built, (0, 0))
         try:
             building.rename(folder)
         except OSError:  # built at the same moment by another worker

@@ -3,16 +3,20 @@
 import os
 import socket
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 import segno
 import sqlalchemy as sa
-from flask import Flask
+from flask import Flask, current_app
 
 from . import exchange, ratings, results
-from .extensions import db
-from .models import Game, GameStatus
+from .exchange import move
+from .extensions import db, migrate
+from .models import Game, GameStatus, database_url
 from .views.live import remember_announced
 
 # `flask serve --threads`, as the environment hands it to each server process.
@@ -35,6 +39,64 @@ def lan_address() -> str:
             return probe.getsockname()[0]
         except OSError:
             return "127.0.0.1"
+
+
+# PostgreSQL advisory lock key: the hosts of a club started at once migrate one at a time.
+MIGRATION_LOCK = 0x5C0E_4EE9
+
+
+@contextmanager
+def migration_lock() -> Iterator[None]:
+    """On PostgreSQL, hold a lock shared by every host for the migration: the second host
+    waits, then finds the schema current (alembic itself does not lock)."""
+    if db.engine.dialect.name != "postgresql":
+        yield
+        return
+    with db.engine.connect() as connection:
+        connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+        connection.commit()
+        try:
+            yield
+        finally:
+            connection.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+            connection.commit()
+
+
+def database_app(url: str) -> Flask:
+    """A bare app on another database, for its migrations and the move (no views)."""
+    other = Flask(__name__)
+    other.config["SQLALCHEMY_DATABASE_URI"] = database_url(url)
+    other.config["SQLALCHEMY_ENGINE_OPTIONS"] = {"pool_pre_ping": True}
+    db.init_app(other)
+    directory = current_app.extensions["migrate"].directory  # the app's own migrations
+    migrate.init_app(other, db, directory=directory, render_as_batch=True)
+    return other
+
+
+def _move(source: sa.Engine, target: sa.Engine) -> move.Comparison:
+    """Refuse a target with rows, migrate it, copy the source in, compare both."""
+    from flask_migrate import upgrade
+
+    try:
+        present = move.rows_present(target)
+    except sa.exc.SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        raise click.ClickException(f"Cannot open {target.url!r}: {reason}") from None
+    if present:
+        tables = ", ".join(f"{name} ({count})" for name, count in sorted(present.items()))
+        raise click.ClickException(
+            f"The target database is not empty — {tables}: move-to only fills an empty database."
+        )
+    click.echo(f"Migrating {target.url!r} …")
+    with migration_lock():
+        upgrade()
+    click.echo("Copying …")
+    with source.connect() as reading, target.begin() as writing:
+        reading.begin()  # one snapshot of the source for the whole copy
+        move.copy(reading, writing, click.echo)
+        move.reset_sequences(writing)
+    click.echo("Comparing both databases …")
+    return move.compare(source, target, click.echo)
 
 
 def server_command(host: str, port: int, workers: int, threads: int) -> list[str]:
@@ -102,7 +164,8 @@ def init_app(app: Flask) -> None:
         does; the tests that play on the real server start exactly this)."""
         from flask_migrate import upgrade
 
-        upgrade()
+        with migration_lock():
+            upgrade()
         # Results missing from a database written before they were stored with each change
         # (none on a fresh one: one query): stored here, never by a page.
         results.refresh()
@@ -166,4 +229,41 @@ def init_app(app: Flask) -> None:
         click.echo(
             f"{result.games_added} games and {result.players_added} players added; "
             f"{result.games_skipped} games were already here."
+        )
+
+    @app.cli.command("move-to")
+    @click.argument("url")
+    def move_to(url: str) -> None:
+        """Move every player, game, link and sign-in to an empty database (PostgreSQL:
+        postgresql+psycopg://user:pass@host/db), keeping every id; then compare both."""
+        from flask_migrate import upgrade
+
+        started = time.monotonic()
+        source = db.engine
+        if database_url(url) == str(source.url.render_as_string(hide_password=False)):
+            raise click.ClickException("That is the database this instance already uses.")
+        with migration_lock():
+            upgrade()  # the source as this version of the app reads it
+        if unknown := move.unknown_tables(source):
+            raise click.ClickException(
+                f"This database has tables this version does not know: {', '.join(unknown)}."
+            )
+        target_app = database_app(url)
+        with target_app.app_context():
+            try:
+                comparison = _move(source, db.engine)
+            finally:
+                db.engine.dispose()
+        for line in comparison.differences:
+            click.echo(f"error: {line}", err=True)
+        if comparison.differences:
+            raise SystemExit(1)
+        rows = sum(before for before, _after in comparison.counts.values())
+        click.echo(
+            f"Moved in {time.monotonic() - started:.1f} s: {rows:,} rows in "
+            f"{len(comparison.counts)} tables, the same counts on both sides; "
+            f"{comparison.games:,} games with the same totals on both sides."
+        )
+        click.echo(
+            "Now stop the app, set SCOREKEEPER_DATABASE_URL to the new database and start it."
         )

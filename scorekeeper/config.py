@@ -8,12 +8,18 @@ Settings come from defaults, the instance folder's ``config.py``, then the envir
 import functools
 import importlib.metadata
 import os
+import re
 import secrets
 import tomllib
 from pathlib import Path
 
+import click
 from flask import Flask
+from flask_limiter import Limiter
 from werkzeug.middleware.proxy_fix import ProxyFix
+
+from . import signins
+from .models import database_url
 
 SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "scorekeeper.sqlite"
@@ -85,14 +91,6 @@ def load_secret_key(instance_path: str) -> str:
     return key
 
 
-def database_url(url: str) -> str:
-    """Accept the common ``postgres://`` spellings and use the psycopg 3 driver."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url.removeprefix(prefix)
-    return url
-
-
 def load_environment(app: Flask) -> None:
     """Settings from the bare names, then ``SCOREKEEPER_*`` through Flask's prefixed loader."""
     for name in BARE_SETTINGS:
@@ -129,7 +127,8 @@ def configure(app: Flask, overrides: dict | None) -> None:
         LADDER_WAIT_SECONDS=0.5,
         # Wrong passwords allowed per client address (Flask-Limiter's notation).
         LOGIN_RATE_LIMIT="10 per minute",
-        RATELIMIT_STORAGE_URI="memory://",
+        # Counted in the app's database: one count for every worker and host (signins).
+        RATELIMIT_STORAGE_URI=signins.DatabaseStorage.STORAGE_SCHEME[0] + "://",
         RATELIMIT_HEADERS_ENABLED=True,
         # Behind a TLS proxy, set SCOREKEEPER_SESSION_COOKIE_SECURE=true.
         SESSION_COOKIE_SECURE=False,
@@ -176,4 +175,39 @@ def trust_proxies(app: Flask) -> None:
     if count:
         app.wsgi_app = ProxyFix(
             app.wsgi_app, x_for=count, x_proto=count, x_host=count, x_port=count, x_prefix=count
+        )
+
+
+class SettingProblem(click.ClickException):
+    """A setting the app cannot start with: ``flask serve`` (any ``flask`` command) prints
+    its one line, ``Error: …``, and stops."""
+
+
+# How long the start waits for the rate limit's redis before saying it is not there.
+STORAGE_CONNECT_SECONDS = 5
+
+
+def start_limiter(app: Flask, limiter: Limiter) -> None:
+    """Bind the login limit to its storage (``RATELIMIT_STORAGE_URI``) and make sure it is
+    there now: a misspelt or unreachable one stops the start with one line, rather than
+    every wrong password later failing with a 500 (or a traceback in each worker)."""
+    uri = str(app.config.get("RATELIMIT_STORAGE_URI") or "")
+    if uri.startswith(("redis", "rediss")):
+        options = app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {})
+        options.setdefault("socket_connect_timeout", STORAGE_CONNECT_SECONDS)
+        options.setdefault("socket_timeout", STORAGE_CONNECT_SECONDS)
+    # The line may go to a log: a password in the URL is not written out.
+    shown = re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", uri)
+    where = f"SCOREKEEPER_RATELIMIT_STORAGE_URI={shown!r}"
+    try:
+        limiter.init_app(app)
+    except Exception as error:  # limits' ConfigurationError, redis' ValueError for a bad URL
+        raise SettingProblem(
+            f"{where} cannot be used: {str(error).replace(uri, shown)} "
+            "(database://, memory:// or redis://host:port/)"
+        ) from None
+    storage = limiter.storage
+    if not isinstance(storage, signins.DatabaseStorage) and not storage.check():
+        raise SettingProblem(
+            f"{where}: nothing answers there (is the redis server running and reachable?)"
         )

@@ -39,6 +39,14 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
 
 
+def database_url(url: str) -> str:
+    """Accept the common ``postgres://`` spellings and use the psycopg 3 driver."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
+
+
 def sqlite_pragmas(engine: Engine) -> None:
     """Turn on what SQLite leaves off, on every new connection of ``engine`` (the app's own;
     other engines in the process are left alone), and make every session a real
@@ -514,6 +522,18 @@ class DataVersion(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     counter: Mapped[int] = mapped_column(default=0)
+
+
+class LoginGuesses(db.Model):
+    """Wrong passwords counted per client address for the login limit (``database://``, the
+    default storage of :mod:`scorekeeper.signins`): in the app's database, so the count holds
+    across every worker and host that shares it. ``expires_at`` ends the window (Unix time)."""
+
+    __tablename__ = "login_guesses"
+
+    key: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
+    count: Mapped[int] = mapped_column(default=0)
+    expires_at: Mapped[float] = mapped_column(sa.Float, index=True)
 
 
 # What the stored facts are made of; the derived tables (results, ladders) are not.

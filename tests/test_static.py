@@ -165,9 +165,9 @@ def test_build_static_names_files_by_contents_and_builds_once(tmp_path):
             assert (folder / name).read_bytes() == expected[plain]
             assert brotli.decompress((folder / f"{name}.br").read_bytes()) == expected[plain]
             assert gzip.decompress((folder / f"{name}.gz").read_bytes()) == expected[plain]
-    built = (folder / names["app.css"]).stat().st_mtime_ns
+    built = (folder / names["app.css"]).stat().st_ctime_ns
     assert build_static(source, tmp_path / "instance") == (folder, names)
-    assert (folder / names["app.css"]).stat().st_mtime_ns == built, "not built again"
+    assert (folder / names["app.css"]).stat().st_ctime_ns == built, "not built again"
 
     (source / "app.css").write_text("body { color: navy; }\n" * 200)
     changed_folder, changed = build_static(source, tmp_path / "instance")
@@ -208,3 +208,24 @@ def test_old_builds_go_after_a_week_but_the_latest_few_stay(tmp_path):
         os.utime(tmp_path / name, (now - age, now - age))
     prune_builds(tmp_path, tmp_path / "current")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["a", "b", "current", "recent"]
+
+
+def test_every_host_sends_the_same_validators_for_a_static_file(tmp_path, sqlite_uri, monkeypatch):
+    """Two hosts of a club build their static files at different moments: a copy checked
+    on the other host is still a 304 (the ETag is the content's hash, no Last-Modified)."""
+    digest = hashlib.sha256(served("app.css")).hexdigest()
+    first: dict[str, str] = {}
+    for host in ("one", "two"):
+        monkeypatch.setenv("SCOREKEEPER_INSTANCE", str(tmp_path / host))
+        app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri))
+        with app.test_client() as client:
+            page = client.get("/").get_data(as_text=True)
+            (css,) = (url for url in STATIC_URL.findall(page) if url.endswith(".css"))
+            for url in (css, "/static/app.css"):
+                with client.get(url) as response:
+                    assert "Last-Modified" not in response.headers
+                    assert response.headers["ETag"] == f'"{digest[:16]}"'
+                    tag = first.setdefault(url, response.headers["ETag"])
+                with client.get(url, headers={"If-None-Match": tag}) as again:
+                    assert again.status_code == 304
+        time.sleep(1.1)  # the second host builds a second later (mtimes would differ)

@@ -224,7 +224,7 @@ def game_data(game: Game, *, with_result: bool = False, with_token: bool = False
 def player_records(players: Iterable[Player]) -> list[dict[str, Any]]:
     """The players a file names, in the roster's order."""
     return [
-        {"name": p.name, "created_at": timestamp(p.created_at)}
+        {"id": p.id, "name": p.name, "created_at": timestamp(p.created_at)}
         for p in sorted(players, key=lambda p: (p.name_key, p.id))
     ]
 

@@ -42,8 +42,10 @@ from ..models import (
     Entry,
     Game,
     GameStatus,
+    LadderRating,
     Player,
     PlayerAlias,
+    PlayerChange,
     Round,
     RoundState,
     Seat,
@@ -963,15 +965,26 @@ def _write(players: list[dict], games: Iterator[dict], version: int) -> ImportRe
             )
         )
     }
-    for key, entry in sorted(wanted.items()):
-        if key not in ids:
+    new_entries = [(key, entry) for key, entry in sorted(wanted.items()) if key not in ids]
+    free = _free_player_ids([entry.get("id") for _key, entry in new_entries])
+    kept = {key: free.pop(entry["id"]) for key, entry in new_entries if entry.get("id") in free}
+    # The players keeping their id first, then the sequence past them: a new id given to
+    # the others cannot be one of theirs.
+    for renumbered in (False, True):
+        for key, entry in new_entries:
+            if (key not in kept) != renumbered:
+                continue
             new = Player(clean_name(entry["name"]))
+            if key in kept:
+                new.id = kept[key]  # the player's links (/players/<id>) still hold
             if entry.get("created_at"):
                 new.created_at = parse_time(entry["created_at"])
             db.session.add(new)
             db.session.flush()
             ids[key] = new.id
             result.players_added += 1
+        if kept and not renumbered:
+            _players_sequence_past_ids()
     all_here = True
     while batch := list(_take(games, GAMES_PER_BATCH)):
         present = present_versions([game["uid"] for game in batch])
@@ -988,6 +1001,36 @@ def _write(players: list[dict], games: Iterator[dict], version: int) -> ImportRe
     if result.games_skipped and all_here and not (result.games_added or result.players_added):
         result.already_restored = True
     return result
+
+
+def _free_player_ids(wanted: list[Any]) -> dict[int, int]:
+    """The ids among ``wanted`` (a file's player ids) that no player here has, nor had: not
+    on the roster, not in its log (a player merged away may come back by an undo), not in
+    a ladder's rows. A restore into an empty instance keeps every one."""
+    candidates = sorted({i for i in wanted if isinstance(i, int) and not isinstance(i, bool)})
+    taken: set[int] = set()
+    for chunk in _chunks(candidates):
+        for column in (
+            Player.id,
+            PlayerChange.player_id,
+            PlayerChange.other_id,
+            LadderRating.player_id,
+        ):
+            taken.update(db.session.scalars(sa.select(column).where(column.in_(chunk))))
+    return {i: i for i in candidates if i not in taken}
+
+
+def _players_sequence_past_ids() -> None:
+    """PostgreSQL: players inserted with their ids leave the id sequence behind; it goes on
+    after the highest id (never back: ids of players merged away stay unused)."""
+    if db.session.get_bind().dialect.name != "postgresql":
+        return
+    db.session.execute(
+        sa.text(
+            "SELECT setval(pg_get_serial_sequence('players', 'id'), GREATEST("
+            "(SELECT max(id) FROM players), nextval(pg_get_serial_sequence('players', 'id'))))"
+        )
+    )
 
 
 def _take(items: Iterator[dict], count: int) -> Iterator[dict]:
