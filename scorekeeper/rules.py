@@ -226,6 +226,7 @@ class ProblemCode(StrEnum):
     BID_MISSING = "bid_missing"
     BID_OUT_OF_RANGE = "bid_out_of_range"
     BID_REVEAL_INVALID = "bid_reveal_invalid"
+    BID_RULE_FROM_INVALID = "bid_rule_from_invalid"
     BID_RULE_FROM_NOT_APPLICABLE = "bid_rule_from_not_applicable"
     BID_RULE_FROM_OUT_OF_RANGE = "bid_rule_from_out_of_range"
     BID_RULE_INVALID = "bid_rule_invalid"
@@ -611,9 +612,7 @@ class GameRules:
 
     ``bid_rule_from`` is the house rule "±1 (or Canadian) from hand N": the bid rule binds
     only in rounds of at least that many cards (1, the default: always). ``tie_break`` decides
-    between players level on points; ``tie_break_by_bids`` (given when building, not kept) is
-    its older on/off form, True being :attr:`TieBreak.BID_SUM`, so rules written before the
-    choice read the same. Quick play without a ``start`` gets the published one.
+    between players level on points. Quick play without a ``start`` gets the published one.
     """
 
     players: int
@@ -624,11 +623,10 @@ class GameRules:
     jester_bid: bool = False
     jubilee: JubileeCards = field(default_factory=JubileeCards)
     table_notes: tuple[str, ...] = ()
-    tie_break_by_bids: dataclasses.InitVar[bool] = False
     bid_rule_from: int = 1
     tie_break: TieBreak = TieBreak.SHARED
 
-    def __post_init__(self, tie_break_by_bids: bool) -> None:
+    def __post_init__(self) -> None:
         if isinstance(self.bid_rule, str) and self.bid_rule in BidRule.__members__.values():
             object.__setattr__(self, "bid_rule", BidRule(self.bid_rule))
         if isinstance(self.bid_reveal, str) and self.bid_reveal in BidReveal.__members__.values():
@@ -637,14 +635,12 @@ class GameRules:
             object.__setattr__(self, "tie_break", TieBreak(self.tie_break))
         if isinstance(self.table_notes, list):
             object.__setattr__(self, "table_notes", tuple(self.table_notes))
-        _raise_if(self._problems(tie_break_by_bids))
-        if tie_break_by_bids:
-            object.__setattr__(self, "tie_break", TieBreak.BID_SUM)
+        _raise_if(self._problems())
         if self.plan.kind is PlanKind.QUICK and self.plan.start is None:
             start = quick_play_start(self.players)
             object.__setattr__(self, "plan", dataclasses.replace(self.plan, start=start))
 
-    def _problems(self, tie_break_by_bids: object) -> list[Problem]:
+    def _problems(self) -> list[Problem]:
         found = list(_players_problems(self.players))
         if not isinstance(self.plan, RoundPlan):
             found.append(Problem(ProblemCode.PLAN_INVALID, "plan"))
@@ -680,7 +676,14 @@ class GameRules:
             if not isinstance(getattr(self, name), bool)
         )
         found.extend(self._threshold_problems(found))
-        found.extend(self._tie_break_problems(tie_break_by_bids))
+        if not isinstance(self.tie_break, TieBreak):
+            found.append(
+                Problem(
+                    ProblemCode.TIE_BREAK_INVALID,
+                    "tie_break",
+                    values={"value": _shown(self.tie_break)},
+                )
+            )
         found.extend(self._jubilee_problems())
         found.extend(self._notes_problems())
         return found
@@ -690,7 +693,9 @@ class GameRules:
         if not _is_int(value):
             return [
                 Problem(
-                    ProblemCode.VALUE_INVALID, "bid_rule_from", values={"value": _shown(value)}
+                    ProblemCode.BID_RULE_FROM_INVALID,
+                    "bid_rule_from",
+                    values={"value": _shown(value)},
                 )
             ]
         if value == 1:
@@ -710,29 +715,6 @@ class GameRules:
                     ProblemCode.BID_RULE_FROM_OUT_OF_RANGE,
                     "bid_rule_from",
                     values={"value": value, "min": 1, "max": top},
-                )
-            ]
-        return []
-
-    def _tie_break_problems(self, by_bids: object) -> list[Problem]:
-        if not isinstance(by_bids, bool):
-            return [
-                Problem(
-                    ProblemCode.VALUE_INVALID, _LEGACY_TIE_BREAK, values={"value": _shown(by_bids)}
-                )
-            ]
-        if not isinstance(self.tie_break, TieBreak):
-            return [
-                Problem(
-                    ProblemCode.TIE_BREAK_INVALID,
-                    "tie_break",
-                    values={"value": _shown(self.tie_break)},
-                )
-            ]
-        if by_bids and self.tie_break is TieBreak.BIDS_MET:
-            return [
-                Problem(
-                    ProblemCode.TIE_BREAK_CONFLICT, "tie_break", values={"value": self.tie_break}
                 )
             ]
         return []
@@ -819,6 +801,8 @@ class GameRules:
         """Rebuild rules from :meth:`to_dict` output; any bad data raises :class:`RulesError`.
 
         Missing keys take their defaults (``players`` is required); unknown keys are refused.
+        ``tie_break_by_bids`` is the older on/off form of ``tie_break`` (True: the sum of
+        bids), still read; a file giving both must say the same in each.
         A quick-play plan without ``start`` was written before quick play followed the
         published plan, when it started with 1 card for every table: it keeps that start.
         """
@@ -826,10 +810,14 @@ class GameRules:
             raise RulesError([Problem(ProblemCode.RULES_INVALID, "rules")])
         found: list[Problem] = []
         kwargs: dict[str, Any] = {}
-        names = {f.name for f in dataclasses.fields(cls)} | {_LEGACY_TIE_BREAK}
+        names = {f.name for f in dataclasses.fields(cls)}
         found.extend(
-            Problem(ProblemCode.FIELD_UNKNOWN, str(key)[:60]) for key in data if key not in names
+            Problem(ProblemCode.FIELD_UNKNOWN, str(key)[:60])
+            for key in data
+            if key not in names and key != _LEGACY_TIE_BREAK
         )
+        if _LEGACY_TIE_BREAK in data:
+            kwargs["tie_break"] = _legacy_tie_break(data, found)
         if "players" not in data:
             found.append(Problem(ProblemCode.PLAYERS_MISSING, "players"))
         for key in names & set(data):
@@ -847,6 +835,29 @@ class GameRules:
     def with_plan(self, plan: RoundPlan) -> GameRules:
         """The same rules with another round plan (e.g. custom future rounds edited mid-game)."""
         return dataclasses.replace(self, plan=plan)
+
+
+def _legacy_tie_break(data: Mapping[str, Any], found: list[Problem]) -> object:
+    """``tie_break`` from the older switch ``tie_break_by_bids`` (True: the sum of bids)."""
+    by_bids = data[_LEGACY_TIE_BREAK]
+    if not isinstance(by_bids, bool):
+        found.append(
+            Problem(
+                ProblemCode.VALUE_INVALID, _LEGACY_TIE_BREAK, values={"value": _shown(by_bids)}
+            )
+        )
+        return data.get("tie_break", TieBreak.SHARED)
+    if "tie_break" not in data:
+        return TieBreak.BID_SUM if by_bids else TieBreak.SHARED
+    if by_bids != (data["tie_break"] == TieBreak.BID_SUM):
+        found.append(
+            Problem(
+                ProblemCode.TIE_BREAK_CONFLICT,
+                "tie_break",
+                values={"value": _shown(data["tie_break"]), "by_bids": str(by_bids).lower()},
+            )
+        )
+    return data["tie_break"]
 
 
 def _plan_from_data(value: object, found: list[Problem]) -> object:
@@ -891,7 +902,7 @@ def validate_rules(**kwargs: Any) -> tuple[Problem, ...]:
 
     Returns an empty tuple when the rules are valid; never raises.
     """
-    names = {f.name for f in dataclasses.fields(GameRules)} | {_LEGACY_TIE_BREAK}
+    names = {f.name for f in dataclasses.fields(GameRules)}
     found = [
         Problem(ProblemCode.FIELD_UNKNOWN, str(key)[:60]) for key in kwargs if key not in names
     ]

@@ -365,7 +365,8 @@ ROUND_TRIP_RULES = [
         plan=RoundPlan(PlanKind.FIRST_N, rounds=5),
         bid_rule=BidRule.CANADIAN,
         saboteur=True,
-        tie_break_by_bids=True,
+        tie_break=TieBreak.BID_SUM,
+        bid_rule_from=4,
     ),
     GameRules(
         6,
@@ -1115,10 +1116,9 @@ def test_totals_before_a_round_not_yet_reachable_are_refused(number):
     assert error_codes(excinfo) == ["round_number_out_of_range"]
 
 
-def tied_game(tie_break):
-    rules = GameRules(
-        4, plan=RoundPlan(PlanKind.CUSTOM, custom=(1, 1)), tie_break_by_bids=tie_break
-    )
+def tied_game(by_bids):
+    tie_break = TieBreak.BID_SUM if by_bids else TieBreak.SHARED
+    rules = GameRules(4, plan=RoundPlan(PlanKind.CUSTOM, custom=(1, 1)), tie_break=tie_break)
     rounds = [
         rec(1, 1, 0, (1, 0, 0, 0), (1, 0, 0, 0)),  # 30, 20, 20, 20
         rec(2, 1, 1, (0, 0, 1, 1), (0, 0, 1, 0)),  # 20, 20, 30, -10
@@ -1147,7 +1147,7 @@ def test_tie_break_by_bids_gives_the_win_to_the_higher_sum_of_bids():
         rec(1, 2, 0, (0, 2, 2, 2), (2, 0, 0, 0)),  # -20, -20, -20, -20
         rec(2, 1, 1, (0, 0, 0, 1), (0, 1, 0, 0)),  # 20, -10, 20, -10
     ]
-    sheet = score_sheet(GameRules(4, plan=plan, tie_break_by_bids=True), rounds)
+    sheet = score_sheet(GameRules(4, plan=plan, tie_break=TieBreak.BID_SUM), rounds)
     assert sheet.totals == (0, -30, 0, -30)
     assert sheet.bid_sums == (0, 2, 2, 3)
     assert sheet.ranks == (1, 3, 1, 3)
@@ -1565,8 +1565,8 @@ def test_corrections_flag_only_rounds_from_hand_n_under_canadian_from_n():
         ),
         ({"bid_rule_from": 16}, ["bid_rule_from_out_of_range"]),
         ({"bid_rule_from": 0}, ["bid_rule_from_out_of_range"]),
-        ({"bid_rule_from": "3"}, ["value_invalid"]),
-        ({"bid_rule_from": True}, ["value_invalid"]),
+        ({"bid_rule_from": "3"}, ["bid_rule_from_invalid"]),
+        ({"bid_rule_from": True}, ["bid_rule_from_invalid"]),
         ({"players": 7, "bid_rule_from": 3}, ["players_out_of_range"]),
     ],
 )
@@ -1626,17 +1626,23 @@ def test_two_way_tie_under_each_tie_break():
     assert sheet.winners == (3,)
 
 
-def test_tie_break_choice_and_its_older_switch():
-    assert GameRules(4, tie_break_by_bids=True) == GameRules(4, tie_break="bid_sum")
-    assert GameRules(4, tie_break_by_bids=True).tie_break is TieBreak.BID_SUM
+def test_tie_break_choice_and_its_older_switch_in_stored_rules():
     assert GameRules(4).tie_break is TieBreak.SHARED
-    # Rules written before the choice: the switch.
+    assert GameRules(4, tie_break="bids_met").tie_break is TieBreak.BIDS_MET
+    # Rules written before the choice: the on/off switch, read as the choice it meant.
     old = GameRules.from_dict({"players": 4, "tie_break_by_bids": True})
     assert old.tie_break is TieBreak.BID_SUM
     assert old.to_dict()["tie_break"] == "bid_sum"
     assert "tie_break_by_bids" not in old.to_dict()
+    assert GameRules.from_dict({"players": 4, "tie_break_by_bids": False}) == GameRules(4)
+    same = {"players": 4, "tie_break_by_bids": True, "tie_break": "bid_sum"}
+    assert GameRules.from_dict(same) == old
     assert codes(validate_rules(players=4, tie_break="coin")) == ["tie_break_invalid"]
-    assert codes(validate_rules(players=4, tie_break_by_bids="yes")) == ["value_invalid"]
-    assert codes(validate_rules(players=4, tie_break="bids_met", tie_break_by_bids=True)) == [
-        "tie_break_conflict"
-    ]
+    for data, expected in [
+        ({"tie_break_by_bids": "yes"}, ["value_invalid"]),
+        ({"tie_break_by_bids": True, "tie_break": "bids_met"}, ["tie_break_conflict"]),
+        ({"tie_break_by_bids": False, "tie_break": "bid_sum"}, ["tie_break_conflict"]),
+    ]:
+        with pytest.raises(RulesError) as excinfo:
+            GameRules.from_dict({"players": 4} | data)
+        assert error_codes(excinfo) == expected
