@@ -832,6 +832,13 @@ class GameRules:
         _raise_if(found)
         return cls(**kwargs)
 
+    def for_a_new_game(self) -> GameRules:
+        """The same choices as a new game plays them: quick play from the published start (a
+        game stored before keeps its own start, but "play again" is a new game)."""
+        if self.plan.kind is PlanKind.QUICK:
+            return self.with_plan(RoundPlan(PlanKind.QUICK))
+        return self
+
     def with_plan(self, plan: RoundPlan) -> GameRules:
         """The same rules with another round plan (e.g. custom future rounds edited mid-game)."""
         return dataclasses.replace(self, plan=plan)

@@ -1646,3 +1646,11 @@ def test_tie_break_choice_and_its_older_switch_in_stored_rules():
         with pytest.raises(RulesError) as excinfo:
             GameRules.from_dict({"players": 4} | data)
         assert error_codes(excinfo) == expected
+
+
+def test_a_new_game_from_stored_rules_plays_quick_play_as_published():
+    stored = GameRules.from_dict({"players": 3, "plan": {"kind": "quick"}})
+    assert stored.hand_sizes[0] == 1
+    assert stored.for_a_new_game().hand_sizes == (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
+    standard = GameRules(3, bid_rule_from=2)
+    assert standard.for_a_new_game() is standard

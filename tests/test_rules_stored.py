@@ -11,6 +11,7 @@ import pytest
 from scorekeeper import exchange, records, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
+from tests import play_helpers as play
 from tests.factories import make_game, new_game, random_rounds
 from tests.test_exchange import fresh_instance, restore_upload
 
@@ -234,3 +235,17 @@ def test_the_trump_step_of_the_last_round_asks_for_the_card_with_the_juggler(ctx
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "Jester" in page
     assert "No card left" not in page
+
+
+def test_play_again_after_a_game_stored_before_deals_quick_play_as_published(ctx, client):
+    stored = rules_as_stored_before({"kind": "quick"}, 3, tie_break_by_bids=True)
+    game_rules = rules.GameRules.from_dict(stored)
+    game = make_game(NAMES[3], random_rounds(game_rules, seed=1), game_rules=game_rules)
+    game.rules = stored
+    db.session.commit()
+    response = play.post(client, game.id, "again", {"request_key": "again-21"})
+    assert response.status_code == 303
+    again = db.session.scalar(db.select(Game).where(Game.previous_game_id == game.id))
+    assert again.rules["plan"] == {"kind": "quick", "start": 2}
+    assert again.rules["tie_break"] == "bid_sum"
+    assert records.rules_of(db.session.get(Game, game.id)).hand_sizes[0] == 1
