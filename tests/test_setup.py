@@ -533,11 +533,15 @@ def test_a_second_tap_on_start_opens_the_same_game(app, client):
 def test_each_rule_option_is_marked_official_or_house_rule(client):
     response = client.get(URL)
     bid_rules = section(response, "Bid rule")
-    assert re.search(r"Free <span class=\"rule-mark\">Official</span>", bid_rules)
-    assert re.search(r"±1 <span class=\"rule-mark\">House rule</span>", bid_rules)
+    assert re.search(r"Free</span> <span class=\"rule-mark\">Official</span>", bid_rules)
+    assert re.search(r"±1</span> <span class=\"rule-mark\">House rule</span>", bid_rules)
     tie_breaks = section(response, "Tie-break")
-    assert re.search(r"Higher sum of bids <span class=\"rule-mark\">Official</span>", tie_breaks)
-    assert re.search(r"More bids met <span class=\"rule-mark\">House rule</span>", tie_breaks)
+    assert re.search(
+        r"Higher sum of bids</span> <span class=\"rule-mark\">Official</span>", tie_breaks
+    )
+    assert re.search(
+        r"More bids met</span> <span class=\"rule-mark\">House rule</span>", tie_breaks
+    )
     rules_page = text(client.get("/rules"))
     assert "“House rule” when groups add it" in rules_page
     assert 'id="bid_rule-from"' in rules_page
