@@ -536,7 +536,7 @@ def play_again(game: Game, request_key: str | None = None) -> Game:
     """
     if (again := played_again(game)) is not None:
         return again
-    game_rules = rules_of(game)
+    game_rules = rules_of(game).for_a_new_game()
     names = [seat.player.name for seat in game.seats]
     first_dealer = rules.next_seat(game.first_dealer, game_rules.players)
     return create_game(names, first_dealer, game_rules, request_key, previous=game)

@@ -287,6 +287,14 @@ def player_choices() -> list[tuple[int, str]]:
     return [(player_id, name) for player_id, name in rows]
 
 
+def last_started_rules() -> dict[str, Any] | None:
+    """The rules of the game started last on this instance (a club plays the same way every
+    week), as stored; None on an empty instance."""
+    return db.session.scalar(
+        sa.select(Game.rules).order_by(Game.created_at.desc(), Game.id.desc()).limit(1)
+    )
+
+
 def roster_by_games_played() -> list[Player]:
     """The roster, most frequent players first, so a regular table is a few taps away."""
     games_played = sa.func.count(Seat.id)

@@ -298,6 +298,7 @@ class Outcome:
 
     totals: tuple[int, ...]
     bid_sums: tuple[int, ...]
+    bids_met: tuple[int, ...]
     leaders: tuple[int, ...]
     winners: tuple[int, ...]
     highlighted: tuple[int, ...]
@@ -310,6 +311,7 @@ OUTCOME_FIELDS = (
     "seat",
     "total",
     "bid_sum",
+    "hits",
     "leader",
     "winner",
     "highlighted",
@@ -324,6 +326,7 @@ def outcome(rows: Sequence[Any]) -> Outcome:
     return Outcome(
         totals=tuple(row.total for row in rows),
         bid_sums=tuple(row.bid_sum for row in rows),
+        bids_met=tuple(row.hits for row in rows),
         leaders=tuple(row.seat for row in rows if row.leader),
         winners=tuple(row.seat for row in rows if row.winner),
         highlighted=tuple(row.seat for row in rows if row.highlighted),

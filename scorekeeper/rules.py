@@ -15,12 +15,17 @@ Summary of the game rules (see ``DESIGN.md`` §2):
   the player left of the dealer, and the dealer bids last.
 * Round plans decide the cards dealt per round (standard, first N rounds, quick play,
   tournament, Maximus, custom).
+* The deck is 60 cards plus every special card in play (Dragon, Fairy, Bomb, Cloud,
+  Werewolf, Juggler), so with any of them a card is left to turn even in the last round.
 * Trump comes from the card turned up after the deal: a suit, a Jester (no trump), a Wizard
   (the dealer picks a suit), or nothing when every card was dealt (no trump).
 * Bids are 0 … cards. Under ±1 the last bidder may not make the bids add up to the cards;
-  under Canadian only a last bidder strictly in the lead is bound, and zero is always allowed.
+  under Canadian only a last bidder strictly in the lead is bound, and zero is always allowed;
+  either may apply only from a hand size on.
 * Tricks add up to the cards (one less when the Jubilee Bomb was played).
 * A bid met exactly scores 20 + 10 per trick; a missed bid loses 10 per trick of difference.
+* The highest total wins; ties share the win, or the tie-break chosen at setup decides (the
+  higher sum of bids, or more bids met).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ __all__ = [
     "MAX_PLANNED_ROUNDS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
+    "SPECIAL_CARDS",
     "SUIT_ORDER",
     "TABLE_ONLY_RULES",
     "WEREWOLF_NOT_PLAYED",
@@ -58,9 +64,11 @@ __all__ = [
     "SheetCell",
     "SheetRow",
     "Suit",
+    "TieBreak",
     "TrumpCause",
     "TrumpChoice",
     "bid_order",
+    "bid_rule_applies",
     "bids_are_secret",
     "cards_left_to_turn",
     "dealer_can_change",
@@ -75,12 +83,14 @@ __all__ = [
     "next_bidder",
     "next_seat",
     "play_order",
+    "quick_play_start",
     "rank",
     "remaining_tricks",
     "required_trick_total",
     "resolve_trump",
     "round_points",
     "score_sheet",
+    "special_cards",
     "standings",
     "trump_choice",
     "trump_in_force",
@@ -147,6 +157,14 @@ class BidRule(StrEnum):
     CANADIAN_FINAL = "canadian_final"
 
 
+class TieBreak(StrEnum):
+    """What decides between players level on points at the end (one per game)."""
+
+    SHARED = "shared"  # nothing: tied players share the win
+    BID_SUM = "bid_sum"  # the higher sum of bids over the game (the US rules)
+    BIDS_MET = "bids_met"  # more bids met over the game (Amigo qualifiers)
+
+
 class BidReveal(StrEnum):
     """How bids are made: in order and open, written down together, or kept secret."""
 
@@ -172,6 +190,12 @@ TABLE_ONLY_RULES: Final[tuple[str, ...]] = (
     "juggler",
 )
 """Rules played at the table that never change a score; kept with the game for the record."""
+
+SPECIAL_CARDS: Final[tuple[str, ...]] = ("dragon", "fairy", "bomb", "cloud", "werewolf", "juggler")
+"""The special cards that can be added to the 60: each one in play is one more card in the
+deck, whether it changes the score keeping (Jubilee cards) or only the play (table notes)."""
+
+_TABLE_NOTE_CARDS: Final = frozenset({"dragon", "fairy", "juggler"})
 
 WEREWOLF_TRUMPS: Final[tuple[Suit | None, ...]] = (*SUIT_ORDER, None)
 """What the Werewolf's holder may make the trump: any suit, or no trump (``None``)."""
@@ -206,6 +230,9 @@ class ProblemCode(StrEnum):
     BID_MISSING = "bid_missing"
     BID_OUT_OF_RANGE = "bid_out_of_range"
     BID_REVEAL_INVALID = "bid_reveal_invalid"
+    BID_RULE_FROM_INVALID = "bid_rule_from_invalid"
+    BID_RULE_FROM_NOT_APPLICABLE = "bid_rule_from_not_applicable"
+    BID_RULE_FROM_OUT_OF_RANGE = "bid_rule_from_out_of_range"
     BID_RULE_INVALID = "bid_rule_invalid"
     BID_RULE_NEEDS_OPEN_BIDS = "bid_rule_needs_open_bids"
     BIDDING_STARTED = "bidding_started"
@@ -214,6 +241,7 @@ class ProblemCode(StrEnum):
     CLOUD_BID_OUT_OF_RANGE = "cloud_bid_out_of_range"
     CLOUD_CHANGE_IMPOSSIBLE = "cloud_change_impossible"
     CLOUD_CHANGE_NOT_ONE = "cloud_change_not_one"
+    CLOUD_HOLDER_NO_TRICK = "cloud_holder_no_trick"
     CLOUD_NOT_IN_PLAY = "cloud_not_in_play"
     CLOUD_SEAT_HAS_NO_BID = "cloud_seat_has_no_bid"
     DEALER_DOES_NOT_BID = "dealer_does_not_bid"
@@ -237,6 +265,8 @@ class ProblemCode(StrEnum):
     PLAN_ROUNDS_MISSING = "plan_rounds_missing"
     PLAN_ROUNDS_NOT_APPLICABLE = "plan_rounds_not_applicable"
     PLAN_ROUNDS_OUT_OF_RANGE = "plan_rounds_out_of_range"
+    PLAN_START_NOT_APPLICABLE = "plan_start_not_applicable"
+    PLAN_START_OUT_OF_RANGE = "plan_start_out_of_range"
     PLAYERS_INVALID = "players_invalid"
     PLAYERS_MISSING = "players_missing"
     PLAYERS_OUT_OF_RANGE = "players_out_of_range"
@@ -250,6 +280,8 @@ class ProblemCode(StrEnum):
     TABLE_NOTE_REPEATED = "table_note_repeated"
     TABLE_NOTE_UNKNOWN = "table_note_unknown"
     TABLE_NOTES_INVALID = "table_notes_invalid"
+    TIE_BREAK_CONFLICT = "tie_break_conflict"
+    TIE_BREAK_INVALID = "tie_break_invalid"
     TOTALS_LENGTH = "totals_length"
     TRICKS_MISSING = "tricks_missing"
     TRICKS_OUT_OF_RANGE = "tricks_out_of_range"
@@ -387,13 +419,25 @@ def _max_hand(players: int) -> int:
     return BASE_DECK // players
 
 
+_QUICK_STARTS: Final = (1, 2)
+
+
+def quick_play_start(players: int) -> int:
+    """The cards of the first round of quick play as published: 2 where the full deal is even
+    (3, 5, 6 players), 1 where it is odd (4 players), so every hand is 2 more than the last."""
+    return 2 if _max_hand(players) % 2 == 0 else 1
+
+
 @dataclass(frozen=True)
 class RoundPlan:
     """The cards dealt in each round.
 
     * standard — 1, 2, 3 … up to 60 ÷ players;
     * first N rounds — the standard plan cut after N rounds (``rounds`` = N);
-    * quick play — 1, 3, 5 … (+2 each round), ending with the full deal 60 ÷ players;
+    * quick play — +2 cards each round, ending with the full deal 60 ÷ players, from
+      ``start`` cards: 2 where the full deal is even, 1 where it is odd (:func:`quick_play_start`,
+      the default). Games stored before the published plan started with 1 whatever the
+      players and end with a +1 step (1, 3 … 19, 20): ``start`` = 1 keeps them as played;
     * tournament — 10 fixed rounds per player count;
     * Maximus — 5 rounds, every card dealt each round;
     * custom — any list of hand sizes 1 … 60 ÷ players (``custom``).
@@ -402,6 +446,7 @@ class RoundPlan:
     kind: PlanKind = PlanKind.STANDARD
     rounds: int | None = None
     custom: tuple[int, ...] = ()
+    start: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.kind, str) and self.kind in PlanKind.__members__.values():
@@ -437,6 +482,19 @@ class RoundPlan:
         elif self.rounds is not None:
             found.append(
                 Problem(ProblemCode.PLAN_ROUNDS_NOT_APPLICABLE, "plan", values={"kind": self.kind})
+            )
+        if self.kind is PlanKind.QUICK:
+            if self.start is not None and self.start not in _QUICK_STARTS:
+                found.append(
+                    Problem(
+                        ProblemCode.PLAN_START_OUT_OF_RANGE,
+                        "plan",
+                        values={"value": _shown(self.start), "min": 1, "max": 2},
+                    )
+                )
+        elif self.start is not None:
+            found.append(
+                Problem(ProblemCode.PLAN_START_NOT_APPLICABLE, "plan", values={"kind": self.kind})
             )
         if self.kind is PlanKind.CUSTOM:
             found.extend(self._custom_problems(players))
@@ -479,7 +537,8 @@ class RoundPlan:
             case PlanKind.FIRST_N:
                 return tuple(range(1, self.rounds + 1))
             case PlanKind.QUICK:
-                return (*range(1, top, 2), top)
+                start = quick_play_start(players) if self.start is None else self.start
+                return (*range(start, top, 2), top)
             case PlanKind.TOURNAMENT:
                 return _TOURNAMENT[players]
             case PlanKind.MAXIMUS:
@@ -488,12 +547,15 @@ class RoundPlan:
                 return self.custom
 
     def to_dict(self) -> dict[str, Any]:
-        """The plan as JSON-ready data: ``kind``, plus ``rounds`` (first N) or ``custom``."""
+        """The plan as JSON-ready data: ``kind``, plus ``rounds`` (first N), ``custom`` or
+        ``start`` (quick play)."""
         data: dict[str, Any] = {"kind": str(self.kind)}
         if self.rounds is not None:
             data["rounds"] = self.rounds
         if self.custom:
             data["custom"] = list(self.custom)
+        if self.start is not None:
+            data["start"] = self.start
         return data
 
 
@@ -535,7 +597,7 @@ class JubileeCards:
 
     @property
     def count(self) -> int:
-        """How many special cards are in play; each one adds a card to the deck."""
+        """How many Jubilee special cards are in play (see :func:`special_cards` for the deck)."""
         return sum(
             bool(card) for card in (self.bomb, self.cloud, self.werewolf, self.dragon, self.fairy)
         )
@@ -545,8 +607,11 @@ class JubileeCards:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-_BOOL_FIELDS: Final = ("saboteur", "jester_bid", "tie_break_by_bids")
+_BOOL_FIELDS: Final = ("saboteur", "jester_bid")
+_LEGACY_TIE_BREAK: Final = "tie_break_by_bids"
 _ORDERED_RULES: Final = (BidRule.PLUS_MINUS_ONE, BidRule.CANADIAN, BidRule.CANADIAN_FINAL)
+# The rules that may start from a hand size on; "Canadian, final hand" already names its round.
+_THRESHOLD_RULES: Final = (BidRule.PLUS_MINUS_ONE, BidRule.CANADIAN)
 
 
 @dataclass(frozen=True)
@@ -557,6 +622,10 @@ class GameRules:
     3–6 players; a valid round plan; hidden or secret bids only with the free bid rule
     (nobody bids last, so ±1 and Canadian cannot apply); Dragon and Fairy only together;
     table notes only from :data:`TABLE_ONLY_RULES`. Strings are accepted for the enums.
+
+    ``bid_rule_from`` is the house rule "±1 (or Canadian) from hand N": the bid rule binds
+    only in rounds of at least that many cards (1, the default: always). ``tie_break`` decides
+    between players level on points. Quick play without a ``start`` gets the published one.
     """
 
     players: int
@@ -567,16 +636,22 @@ class GameRules:
     jester_bid: bool = False
     jubilee: JubileeCards = field(default_factory=JubileeCards)
     table_notes: tuple[str, ...] = ()
-    tie_break_by_bids: bool = False
+    bid_rule_from: int = 1
+    tie_break: TieBreak = TieBreak.SHARED
 
     def __post_init__(self) -> None:
         if isinstance(self.bid_rule, str) and self.bid_rule in BidRule.__members__.values():
             object.__setattr__(self, "bid_rule", BidRule(self.bid_rule))
         if isinstance(self.bid_reveal, str) and self.bid_reveal in BidReveal.__members__.values():
             object.__setattr__(self, "bid_reveal", BidReveal(self.bid_reveal))
+        if isinstance(self.tie_break, str) and self.tie_break in TieBreak.__members__.values():
+            object.__setattr__(self, "tie_break", TieBreak(self.tie_break))
         if isinstance(self.table_notes, list):
             object.__setattr__(self, "table_notes", tuple(self.table_notes))
         _raise_if(self._problems())
+        if self.plan.kind is PlanKind.QUICK and self.plan.start is None:
+            start = quick_play_start(self.players)
+            object.__setattr__(self, "plan", dataclasses.replace(self.plan, start=start))
 
     def _problems(self) -> list[Problem]:
         found = list(_players_problems(self.players))
@@ -613,9 +688,49 @@ class GameRules:
             for name in _BOOL_FIELDS
             if not isinstance(getattr(self, name), bool)
         )
+        found.extend(self._threshold_problems(found))
+        if not isinstance(self.tie_break, TieBreak):
+            found.append(
+                Problem(
+                    ProblemCode.TIE_BREAK_INVALID,
+                    "tie_break",
+                    values={"value": _shown(self.tie_break)},
+                )
+            )
         found.extend(self._jubilee_problems())
         found.extend(self._notes_problems())
         return found
+
+    def _threshold_problems(self, found: Sequence[Problem]) -> list[Problem]:
+        value = self.bid_rule_from
+        if not _is_int(value):
+            return [
+                Problem(
+                    ProblemCode.BID_RULE_FROM_INVALID,
+                    "bid_rule_from",
+                    values={"value": _shown(value)},
+                )
+            ]
+        if value == 1:
+            return []
+        if self.bid_rule not in _THRESHOLD_RULES:
+            return [
+                Problem(
+                    ProblemCode.BID_RULE_FROM_NOT_APPLICABLE,
+                    "bid_rule_from",
+                    values={"value": value, "bid_rule": _shown(self.bid_rule)},
+                )
+            ]
+        top = _max_hand(self.players) if not _players_problems(self.players) else value
+        if not 1 <= value <= top:
+            return [
+                Problem(
+                    ProblemCode.BID_RULE_FROM_OUT_OF_RANGE,
+                    "bid_rule_from",
+                    values={"value": value, "min": 1, "max": top},
+                )
+            ]
+        return []
 
     def _jubilee_problems(self) -> list[Problem]:
         cards = self.jubilee
@@ -671,8 +786,8 @@ class GameRules:
 
     @property
     def deck_size(self) -> int:
-        """60 cards plus one per Jubilee special card in play."""
-        return BASE_DECK + self.jubilee.count
+        """60 cards plus one per special card in play (see :func:`special_cards`)."""
+        return BASE_DECK + len(special_cards(self))
 
     @property
     def max_hand_size(self) -> int:
@@ -690,7 +805,8 @@ class GameRules:
             "jester_bid": self.jester_bid,
             "jubilee": self.jubilee.to_dict(),
             "table_notes": list(self.table_notes),
-            "tie_break_by_bids": self.tie_break_by_bids,
+            "bid_rule_from": self.bid_rule_from,
+            "tie_break": str(self.tie_break),
         }
 
     @classmethod
@@ -698,6 +814,10 @@ class GameRules:
         """Rebuild rules from :meth:`to_dict` output; any bad data raises :class:`RulesError`.
 
         Missing keys take their defaults (``players`` is required); unknown keys are refused.
+        ``tie_break_by_bids`` is the older on/off form of ``tie_break`` (True: the sum of
+        bids), still read; a file giving both must say the same in each.
+        A quick-play plan without ``start`` was written before quick play followed the
+        published plan, when it started with 1 card for every table: it keeps that start.
         """
         if not isinstance(data, Mapping):
             raise RulesError([Problem(ProblemCode.RULES_INVALID, "rules")])
@@ -705,8 +825,12 @@ class GameRules:
         kwargs: dict[str, Any] = {}
         names = {f.name for f in dataclasses.fields(cls)}
         found.extend(
-            Problem(ProblemCode.FIELD_UNKNOWN, str(key)[:60]) for key in data if key not in names
+            Problem(ProblemCode.FIELD_UNKNOWN, str(key)[:60])
+            for key in data
+            if key not in names and key != _LEGACY_TIE_BREAK
         )
+        if _LEGACY_TIE_BREAK in data:
+            kwargs["tie_break"] = _legacy_tie_break(data, found)
         if "players" not in data:
             found.append(Problem(ProblemCode.PLAYERS_MISSING, "players"))
         for key in names & set(data):
@@ -721,26 +845,56 @@ class GameRules:
         _raise_if(found)
         return cls(**kwargs)
 
+    def for_a_new_game(self) -> GameRules:
+        """The same choices as a new game plays them: quick play from the published start (a
+        game stored before keeps its own start, but "play again" is a new game)."""
+        if self.plan.kind is PlanKind.QUICK:
+            return self.with_plan(RoundPlan(PlanKind.QUICK))
+        return self
+
     def with_plan(self, plan: RoundPlan) -> GameRules:
         """The same rules with another round plan (e.g. custom future rounds edited mid-game)."""
         return dataclasses.replace(self, plan=plan)
+
+
+def _legacy_tie_break(data: Mapping[str, Any], found: list[Problem]) -> object:
+    """``tie_break`` from the older switch ``tie_break_by_bids`` (True: the sum of bids)."""
+    by_bids = data[_LEGACY_TIE_BREAK]
+    if not isinstance(by_bids, bool):
+        found.append(
+            Problem(
+                ProblemCode.VALUE_INVALID, _LEGACY_TIE_BREAK, values={"value": _shown(by_bids)}
+            )
+        )
+        return data.get("tie_break", TieBreak.SHARED)
+    if "tie_break" not in data:
+        return TieBreak.BID_SUM if by_bids else TieBreak.SHARED
+    if by_bids != (data["tie_break"] == TieBreak.BID_SUM):
+        found.append(
+            Problem(
+                ProblemCode.TIE_BREAK_CONFLICT,
+                "tie_break",
+                values={"value": _shown(data["tie_break"]), "by_bids": str(by_bids).lower()},
+            )
+        )
+    return data["tie_break"]
 
 
 def _plan_from_data(value: object, found: list[Problem]) -> object:
     if not isinstance(value, Mapping):
         found.append(Problem(ProblemCode.PLAN_INVALID, "plan"))
         return value
-    unknown = [key for key in value if key not in ("kind", "rounds", "custom")]
+    unknown = [key for key in value if key not in ("kind", "rounds", "custom", "start")]
     found.extend(Problem(ProblemCode.FIELD_UNKNOWN, f"plan.{str(key)[:60]}") for key in unknown)
     custom = value.get("custom", ())
     if not isinstance(custom, list | tuple):
         found.append(Problem(ProblemCode.PLAN_INVALID, "plan.custom"))
         custom = ()
-    return RoundPlan(
-        kind=value.get("kind", PlanKind.STANDARD),
-        rounds=value.get("rounds"),
-        custom=tuple(custom),
-    )
+    kind = value.get("kind", PlanKind.STANDARD)
+    # Stored before the published quick play: it started with 1, and a stored game never
+    # changes under a new rule.
+    start = value.get("start", 1 if kind == PlanKind.QUICK else None)
+    return RoundPlan(kind=kind, rounds=value.get("rounds"), custom=tuple(custom), start=start)
 
 
 def _jubilee_from_data(value: object, found: list[Problem]) -> object:
@@ -846,10 +1000,22 @@ def first_lead(dealer: int, players: int) -> int:
     return next_seat(dealer, players)
 
 
+def special_cards(rules: GameRules) -> tuple[str, ...]:
+    """The special cards in the deck, in :data:`SPECIAL_CARDS` order: the Jubilee cards in
+    play and the Dragon, Fairy and Juggler listed as table notes (a card named both ways is
+    one card)."""
+    cards = rules.jubilee
+    jubilee = {"dragon": cards.dragon, "fairy": cards.fairy, "bomb": cards.bomb}
+    jubilee |= {"cloud": cards.cloud, "werewolf": cards.werewolf}
+    noted = _TABLE_NOTE_CARDS & set(rules.table_notes)
+    return tuple(card for card in SPECIAL_CARDS if jubilee.get(card) or card in noted)
+
+
 def cards_left_to_turn(rules: GameRules, hand_size: int) -> bool:
     """Whether a card is left after the deal to turn up for trump.
 
-    The deck has 60 cards plus one per Jubilee special card in play.
+    The deck has 60 cards plus one per special card in play (:func:`special_cards`), so with
+    any of them a card is left even when 60 ÷ players cards each were dealt.
     """
     return rules.deck_size - hand_size * rules.players > 0
 
@@ -1105,6 +1271,20 @@ class ForbiddenBid:
     bids_so_far: int  # sum of the earlier bids
 
 
+def bid_rule_applies(rules: GameRules, round_number: int, hand_size: int) -> bool:
+    """Whether the game's bid rule binds the last bidder in this round at all.
+
+    Never under the free rule or with hidden or secret bids (nobody bids last), nor with
+    Jester bid; "Canadian, final hand" only in the last round; ±1 and Canadian only in
+    rounds of at least ``bid_rule_from`` cards (the house rule "from hand N", 1 = always).
+    """
+    if rules.bid_rule is BidRule.FREE or rules.bid_reveal is not BidReveal.OPEN:
+        return False
+    if rules.jester_bid or hand_size < rules.bid_rule_from:
+        return False
+    return rules.bid_rule is not BidRule.CANADIAN_FINAL or is_final_round(rules, round_number)
+
+
 def _leads_alone(seat: int, totals: Sequence[int]) -> bool:
     others = [total for other, total in enumerate(totals) if other != seat]
     return totals[seat] > max(others)
@@ -1141,14 +1321,13 @@ def forbidden_bid(
     outside 0 … cards. Canadian: the same, but only when the last bidder is strictly in the
     lead (not tied) before the round, and bidding zero is always allowed. Canadian, final
     hand: Canadian in the last round only. Nothing is forbidden under the free rule, with
-    Jester bid, or until every earlier bidder has bid. ``totals_before`` are the running
+    Jester bid, in a round smaller than the rule's threshold (:func:`bid_rule_applies`), or
+    until every earlier bidder has bid. ``totals_before`` are the running
     totals by seat before the round (an empty sequence means all zero); the last bidder's
     own entry in ``bids`` is ignored.
     """
     totals = _totals(rules, totals_before)
-    if rules.bid_rule is BidRule.FREE or rules.bid_reveal is not BidReveal.OPEN:
-        return None
-    if rules.jester_bid:
+    if not bid_rule_applies(rules, round_number, hand_size):
         return None
     *earlier, last = bid_order(rules, dealer)
     earlier_bids = [bids.get(seat) for seat in earlier]
@@ -1158,11 +1337,10 @@ def forbidden_bid(
     value = hand_size - so_far
     if not 0 <= value <= hand_size:
         return None
-    if rules.bid_rule is not BidRule.PLUS_MINUS_ONE:
-        if rules.bid_rule is BidRule.CANADIAN_FINAL and not is_final_round(rules, round_number):
-            return None
-        if value == 0 or not _leads_alone(last, totals):
-            return None
+    if rules.bid_rule is not BidRule.PLUS_MINUS_ONE and (
+        value == 0 or not _leads_alone(last, totals)
+    ):
+        return None
     return ForbiddenBid(last, value, rules.bid_rule, hand_size, so_far)
 
 
@@ -1433,7 +1611,8 @@ class SheetRow:
 
 @dataclass(frozen=True)
 class ScoreSheet:
-    """A game's score sheet so far: rows, running totals, ranks, leaders and winners."""
+    """A game's score sheet so far: rows, running totals, ranks, leaders and winners; by seat
+    also the sum of bids and the bids met over the game (what the tie-breaks compare)."""
 
     players: int
     rows: tuple[SheetRow, ...]
@@ -1443,6 +1622,7 @@ class ScoreSheet:
     bid_sums: tuple[int, ...]
     finished: bool
     winners: tuple[int, ...]
+    bids_met: tuple[int, ...] = ()
 
     @property
     def standings(self) -> tuple[int, ...]:
@@ -1493,6 +1673,17 @@ def _best(seats: Iterable[int], key: Sequence[int]) -> tuple[int, ...]:
     return tuple(seat for seat in seats if key[seat] == top)
 
 
+def _tie_broken(
+    tie_break: TieBreak, leaders: tuple[int, ...], bid_sums: Sequence[int], bids_met: Sequence[int]
+) -> tuple[int, ...]:
+    """The winners among the leaders: all of them, or those best on the tie-break."""
+    if tie_break is TieBreak.BID_SUM:
+        return _best(leaders, bid_sums)
+    if tie_break is TieBreak.BIDS_MET:
+        return _best(leaders, bids_met)
+    return leaders
+
+
 def _round_shape_problem(record: RoundRecord, players: int) -> Problem:
     values = {"bids": len(record.bids), "tricks": len(record.tricks), "players": players}
     return Problem(ProblemCode.ROUND_SHAPE, "round", values=values)
@@ -1529,8 +1720,9 @@ def score_sheet(rules: GameRules, rounds: Sequence[RoundRecord]) -> ScoreSheet:
 
     Each bid met exactly scores 20 + 10 per trick, a missed bid −10 per trick of difference
     (a Cloud change counts). Totals run on; ranks share ties; the leaders have the highest
-    total. After the last planned round the leaders win (sharing the win), or — with the
-    tie-break by bids — those of them with the highest sum of bids over the game.
+    total. After the last planned round the leaders win (sharing the win), or — with a
+    tie-break — those of them with the highest sum of bids, or the most bids met, over the
+    game (still sharing the win if level on that too).
     Raises :class:`RulesError` if a record is malformed (numbering, lengths, missing bid).
     """
     players = rules.players
@@ -1540,6 +1732,7 @@ def score_sheet(rules: GameRules, rounds: Sequence[RoundRecord]) -> ScoreSheet:
     _raise_if(found)
     totals = [0] * players
     bid_sums = [0] * players
+    bids_met = [0] * players
     rows: list[SheetRow] = []
     cancels = rules.jubilee.bomb_cancels_bids
     for record in rounds:
@@ -1559,6 +1752,7 @@ def score_sheet(rules: GameRules, rounds: Sequence[RoundRecord]) -> ScoreSheet:
             totals[seat] += points
             bid_sums[seat] += bid or 0
             made = effective is not None and effective == tricks
+            bids_met[seat] += made
             cells.append(SheetCell(bid, effective, tricks, points, totals[seat], made))
         rows.append(
             SheetRow(
@@ -1569,7 +1763,7 @@ def score_sheet(rules: GameRules, rounds: Sequence[RoundRecord]) -> ScoreSheet:
     finished = len(rows) >= rules.round_count
     winners: tuple[int, ...] = ()
     if finished:
-        winners = _best(leaders, bid_sums) if rules.tie_break_by_bids else leaders
+        winners = _tie_broken(rules.tie_break, leaders, bid_sums, bids_met)
     return ScoreSheet(
         players=players,
         rows=tuple(rows),
@@ -1579,6 +1773,7 @@ def score_sheet(rules: GameRules, rounds: Sequence[RoundRecord]) -> ScoreSheet:
         bid_sums=tuple(bid_sums),
         finished=finished,
         winners=winners,
+        bids_met=tuple(bids_met),
     )
 
 
@@ -1588,7 +1783,8 @@ def validate_round(
     """Check one round as it is about to be stored: its bids, the Cloud change and the tricks.
 
     Combines :func:`validate_bids`, :func:`validate_cloud` (only with the Cloud in play) and
-    :func:`validate_tricks`; every problem carries the round number.
+    :func:`validate_tricks`; the Cloud's holder won the Cloud's trick, so took at least one.
+    Every problem carries the round number.
     """
     players = rules.players
     found: list[Problem] = []
@@ -1613,18 +1809,24 @@ def validate_round(
                 rules, record.number, record.hand_size, record.dealer, bids, totals_before
             )
         )
+        cloud_ok = False
         if record.cloud is not None:
             if not rules.jubilee.cloud:
                 found.append(Problem(ProblemCode.CLOUD_NOT_IN_PLAY, "cloud"))
             else:
-                found.extend(
-                    validate_cloud(record.hand_size, bids, record.cloud.seat, record.cloud.new_bid)
+                cloud = validate_cloud(
+                    record.hand_size, bids, record.cloud.seat, record.cloud.new_bid
                 )
+                found.extend(cloud)
+                cloud_ok = not cloud
         found.extend(
             validate_tricks(
                 rules, record.hand_size, dict(enumerate(record.tricks)), record.bomb_played
             )
         )
+        if cloud_ok and record.tricks[record.cloud.seat] == 0:
+            # The Cloud goes to whoever won its trick: they took one trick at least.
+            found.append(Problem(ProblemCode.CLOUD_HOLDER_NO_TRICK, "tricks", record.cloud.seat))
     return tuple(dataclasses.replace(problem, round_number=record.number) for problem in found)
 
 

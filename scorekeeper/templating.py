@@ -50,6 +50,9 @@ def init_app(app: Flask) -> None:
         jubilee_explanation=messages.jubilee_explanation,
         table_note_label=messages.table_note_label,
         table_note_explanation=messages.table_note_explanation,
+        tie_break_label=messages.tie_break_label,
+        tie_break_explanation=messages.tie_break_explanation,
+        rule_mark=messages.rule_mark,
         short_names=formats.short_names,
         winner_words=winners.winner_words,
     )

@@ -178,6 +178,49 @@ def test_labels_of_every_choice_are_translated_words_not_codes():
     for name in ("saboteur", "jester_bid", "tie_break_by_bids"):
         assert messages.variant_label(name) != name
         assert messages.variant_explanation(name).endswith(".")
+    for kind in rules.TieBreak:
+        assert messages.tie_break_label(kind) != kind.value
+        assert messages.tie_break_explanation(kind).endswith(".")
+
+
+def test_the_rules_line_says_the_bid_rules_hand_size_and_the_tie_break():
+    game_rules = rules.GameRules(players=4, bid_rule_from=3, tie_break=rules.TieBreak.BIDS_MET)
+    assert messages.rules_summary(game_rules) == (
+        "Standard · ±1 from 3 cards · open bids · Tie-break: More bids met"
+    )
+    canadian = rules.GameRules(players=4, bid_rule=BidRule.CANADIAN, bid_rule_from=5)
+    assert ("Bid rule", "Canadian from 5 cards") in messages.rules_details(canadian)
+    assert messages.rule_mark("bid_rule", "free") == "Official"
+    assert messages.rule_mark("bid_rule", "plus_minus_one") == "House rule"
+
+
+@pytest.mark.parametrize(
+    ("problem", "message"),
+    [
+        (
+            rules.Problem("cloud_holder_no_trick", "tricks", 1),
+            "Bob has the Cloud, so won its trick: at least 1 trick, not 0.",
+        ),
+        (
+            rules.Problem("bid_rule_from_not_applicable", values={"bid_rule": "free"}),
+            "Only ±1 and Canadian can start from a hand size, not Free.",
+        ),
+        (
+            rules.Problem("bid_rule_from_out_of_range", values={"value": 16, "max": 15}),
+            "The bid rule can start from 1 to 15 cards with this many players, not 16.",
+        ),
+        (
+            rules.Problem("plan_start_out_of_range", values={"value": 3}),
+            "Quick play starts with 1 or 2 cards, not 3.",
+        ),
+        (
+            rules.Problem("tie_break_conflict", values={"value": "bids_met"}),
+            "The tie-break is given twice and the two do not agree (“bids_met”).",
+        ),
+    ],
+)
+def test_the_new_rule_problems_have_sentences(problem, message):
+    assert messages.problem_message(problem, ["Ann", "Bob", "Cat"]) == message
 
 
 def test_trump_labels_use_the_suit_symbols():
@@ -217,6 +260,7 @@ def test_rules_summary_is_one_short_line():
         ("Bid rule", "Free"),
         ("Bids", "Secret"),
         ("Variants", "Saboteur"),
+        ("Tie-break", "Shared win"),
         ("Jubilee cards", "Bomb, Dragon and Fairy"),
         ("At the table", "Juggler"),
     ]

@@ -43,8 +43,10 @@ def test_short_names_of_any_table_are_unique_and_begin_their_names():
         assert short == name or (name.startswith(short.removesuffix(".")) and len(short) <= 8)
 
 
-def sheet(totals, bid_sums, leaders, winners):
-    return SimpleNamespace(totals=totals, bid_sums=bid_sums, leaders=leaders, winners=winners)
+def sheet(totals, bid_sums, leaders, winners, bids_met=(0, 0, 0, 0)):
+    return SimpleNamespace(
+        totals=totals, bid_sums=bid_sums, leaders=leaders, winners=winners, bids_met=bids_met
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -68,7 +70,7 @@ def test_a_clear_winner_has_points_with_their_unit():
 
 def test_the_tie_break_is_named_with_both_sums_in_every_form():
     tied = sheet((70, 70, 40, 70), (12, 9, 3, 7), (0, 1, 3), (0,))
-    words = winner_words(tied, NAMES, tie_break_by_bids=True)
+    words = winner_words(tied, NAMES, tie_break=True)
     assert words.headline == "Ann wins on the tie-break: 12 bids to 9"
     assert words.summary == words.headline
     assert words.note == (
@@ -78,7 +80,21 @@ def test_the_tie_break_is_named_with_both_sums_in_every_form():
 
 def test_a_shared_win_says_the_bids_could_not_break_it_when_that_rule_is_played():
     shared = sheet((70, 70, 40, 0), (5, 5, 3, 7), (0, 1), (0, 1))
-    words = winner_words(shared, NAMES, tie_break_by_bids=True)
+    words = winner_words(shared, NAMES, tie_break=True)
     assert words.headline == words.summary == "Shared win: Ann and Bob, 70 points each."
     assert words.note == "The tie-break by bids could not decide: 5 bids each."
     assert winner_words(shared, NAMES).note is None
+
+
+def test_a_tie_broken_by_bids_met_names_the_bids_met():
+    tied = sheet((70, 70, 40, 70), (2, 9, 3, 7), (0, 1, 3), (0,), bids_met=(8, 6, 1, 5))
+    words = winner_words(tied, NAMES, "bids_met")
+    assert words.headline == words.summary == "Ann wins on the tie-break: 8 bids met to 6"
+    assert words.note == (
+        "Tied on 70 points with Bob and Dan; more bids met over the game decide."
+    )
+    shared = sheet((70, 70, 40, 0), (5, 9, 3, 7), (0, 1), (0, 1), bids_met=(4, 4, 0, 0))
+    note = winner_words(shared, NAMES, "bids_met").note
+    assert note == "The tie-break by bids met could not decide: 4 bids met each."
+    # The older on/off form still reads: True is the sum of bids.
+    assert winner_words(shared, NAMES, False).note is None

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from scorekeeper import rules, snapshots
 from scorekeeper.extensions import db
-from scorekeeper.models import Change, Entry, Game, Round
+from scorekeeper.models import Change, Entry, Game, Round, RoundState
 from tests.factories import new_game
 from tests.play_helpers import (
     HX,
@@ -584,6 +584,17 @@ def test_secret_bids_stay_out_of_the_game_export_until_scored(ctx, client):
     assert [e["bid"] for e in exported["games"][0]["rounds"][0]["entries"]] == [1, 0, 1]
 
 
+def test_the_cloud_holder_with_no_trick_is_refused_next_to_their_tricks(ctx, client):
+    game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
+    trump_and_bids(client, game_id, 1, 0, [0, 0, 0])
+    response = tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}, cloud_seat="1", cloud_change="1")
+    assert response.status_code == 422
+    page = text(response)
+    assert "Bob has the Cloud, so won its trick: at least 1 trick, not 0." in page
+    assert 'id="error-tricks_1"' in response.get_data(as_text=True)
+    assert db.session.get(Game, game_id).rounds[0].state == RoundState.PLAYING
+
+
 def test_a_cloud_error_in_a_secret_game_does_not_reveal_the_bid(ctx, client):
     game_id = new_game(
         bid_rule="free", bid_reveal="secret", jubilee=rules.JubileeCards(cloud=True)
@@ -617,13 +628,13 @@ def test_the_dealer_can_change_when_the_trump_is_automatic(ctx, client):
 
 def test_an_unchanged_correction_changes_nothing_even_with_a_cloud(ctx, client):
     game_id = new_game(bid_rule="free", jubilee=rules.JubileeCards(cloud=True))
-    # Cara bid 1, the Cloud took her to 0, and she took no trick: made.
-    play_round(client, game_id, 1, 0, [0, 0, 1], [1, 0, 0], cloud_seat="2", cloud_change="-1")
+    # Ann bid 1 and won the Cloud's trick (her only one); the Cloud took her bid to 0: missed.
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0], cloud_seat="0", cloud_change="-1")
     before = sheet_totals(client, game_id)
     page = client.get(f"/games/{game_id}/rounds/1/edit").get_data(as_text=True)
     assert '<option value="-1" selected>' in page
-    assert '<option value="2" selected>' in page
-    data = correction([0, 0, 1], [1, 0, 0], cloud_seat=2, cloud_change=-1)
+    assert '<option value="0" selected>' in page
+    data = correction([1, 0, 0], [1, 0, 0], cloud_seat=0, cloud_change=-1)
     assert post(client, game_id, "rounds/1/edit", data).status_code == 303
     assert sheet_totals(client, game_id) == before == [-10, 20, 20]
 

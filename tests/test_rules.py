@@ -24,6 +24,7 @@ from scorekeeper.rules import (
     RoundRecord,
     RulesError,
     Suit,
+    TieBreak,
     TrumpCause,
     bid_order,
     bids_are_secret,
@@ -124,11 +125,12 @@ PLAN_TABLE = [
     (PlanKind.STANDARD, 4, tuple(range(1, 16))),
     (PlanKind.STANDARD, 5, tuple(range(1, 13))),
     (PlanKind.STANDARD, 6, tuple(range(1, 11))),
-    # quick play: 1, 3, 5 … ending with the full deal
-    (PlanKind.QUICK, 3, (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 20)),
+    # quick play as published: +2 each round, ending with the full deal, from 2 cards where
+    # the full deal is even and from 1 where it is odd
+    (PlanKind.QUICK, 3, (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)),
     (PlanKind.QUICK, 4, (1, 3, 5, 7, 9, 11, 13, 15)),
-    (PlanKind.QUICK, 5, (1, 3, 5, 7, 9, 11, 12)),
-    (PlanKind.QUICK, 6, (1, 3, 5, 7, 9, 10)),
+    (PlanKind.QUICK, 5, (2, 4, 6, 8, 10, 12)),
+    (PlanKind.QUICK, 6, (2, 4, 6, 8, 10)),
     # tournament: 10 rounds
     (PlanKind.TOURNAMENT, 3, (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)),
     (PlanKind.TOURNAMENT, 4, (1, 3, 5, 7, 9, 11, 12, 13, 14, 15)),
@@ -371,7 +373,8 @@ ROUND_TRIP_RULES = [
         plan=RoundPlan(PlanKind.FIRST_N, rounds=5),
         bid_rule=BidRule.CANADIAN,
         saboteur=True,
-        tie_break_by_bids=True,
+        tie_break=TieBreak.BID_SUM,
+        bid_rule_from=4,
     ),
     GameRules(
         6,
@@ -399,7 +402,8 @@ def test_rules_to_dict_is_json_ready_and_from_dict_rebuilds_them(rules):
         "jester_bid",
         "jubilee",
         "table_notes",
-        "tie_break_by_bids",
+        "bid_rule_from",
+        "tie_break",
     }
 
 
@@ -1120,10 +1124,9 @@ def test_totals_before_a_round_not_yet_reachable_are_refused(number):
     assert error_codes(excinfo) == ["round_number_out_of_range"]
 
 
-def tied_game(tie_break):
-    rules = GameRules(
-        4, plan=RoundPlan(PlanKind.CUSTOM, custom=(1, 1)), tie_break_by_bids=tie_break
-    )
+def tied_game(by_bids):
+    tie_break = TieBreak.BID_SUM if by_bids else TieBreak.SHARED
+    rules = GameRules(4, plan=RoundPlan(PlanKind.CUSTOM, custom=(1, 1)), tie_break=tie_break)
     rounds = [
         rec(1, 1, 0, (1, 0, 0, 0), (1, 0, 0, 0)),  # 30, 20, 20, 20
         rec(2, 1, 1, (0, 0, 1, 1), (0, 0, 1, 0)),  # 20, 20, 30, -10
@@ -1152,7 +1155,7 @@ def test_tie_break_by_bids_gives_the_win_to_the_higher_sum_of_bids():
         rec(1, 2, 0, (0, 2, 2, 2), (2, 0, 0, 0)),  # -20, -20, -20, -20
         rec(2, 1, 1, (0, 0, 0, 1), (0, 1, 0, 0)),  # 20, -10, 20, -10
     ]
-    sheet = score_sheet(GameRules(4, plan=plan, tie_break_by_bids=True), rounds)
+    sheet = score_sheet(GameRules(4, plan=plan, tie_break=TieBreak.BID_SUM), rounds)
     assert sheet.totals == (0, -30, 0, -30)
     assert sheet.bid_sums == (0, 2, 2, 3)
     assert sheet.ranks == (1, 3, 1, 3)
@@ -1237,7 +1240,7 @@ def test_score_sheet_refuses_malformed_records():
 
 def test_a_complete_valid_round_passes():
     rules = GameRules(3, jubilee=JubileeCards(cloud=True, bomb=True))
-    record = rec(3, 3, 2, (1, 1, 0), (1, 1, 0), cloud=CloudChange(2, 1), bomb_played=True)
+    record = rec(3, 3, 2, (1, 1, 0), (1, 1, 0), cloud=CloudChange(0, 2), bomb_played=True)
     assert validate_round(rules, record, (10, 20, 30)) == ()
     assert validate_round(GameRules(3), rec(1, 1, 0, (0, 0, 0), (1, 0, 0)), ()) == ()
 
@@ -1387,3 +1390,275 @@ def test_a_round_whose_hand_size_is_not_a_whole_number_is_a_problem_not_a_crash(
     record = rec(1, hand, 0, (1, 0, 0), (1, 0, 0))
     problems = validate_round(GameRules(3), record, ())
     assert [(p.code, p.round_number) for p in problems] == [("hand_size_out_of_range", 1)]
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 21: the deck, the Cloud's holder, quick play as published, the bid rule from hand N,
+# the tie-breaks
+# --------------------------------------------------------------------------------------------
+
+# Each special card alone, as setup offers it: Jubilee cards (Dragon and Fairy only together)
+# and the cards listed as table notes.
+ONE_SPECIAL_CARD = [
+    ({"jubilee": JubileeCards(bomb=True)}, ("bomb",)),
+    ({"jubilee": JubileeCards(cloud=True)}, ("cloud",)),
+    ({"jubilee": JubileeCards(werewolf=True)}, ("werewolf",)),
+    ({"table_notes": ("dragon",)}, ("dragon",)),
+    ({"table_notes": ("fairy",)}, ("fairy",)),
+    ({"table_notes": ("juggler",)}, ("juggler",)),
+]
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+@pytest.mark.parametrize(("choices", "cards"), ONE_SPECIAL_CARD)
+def test_each_special_card_alone_adds_a_card_so_one_is_turned_in_the_last_round(
+    players, choices, cards
+):
+    rules = GameRules(players, **choices)
+    last = rules.round_count
+    assert rules_module.special_cards(rules) == cards
+    assert rules.deck_size == 61
+    assert cards_left_to_turn(rules, rules.max_hand_size)
+    choice = trump_choice(rules, last, hand_size(rules, last))
+    assert choice.automatic is None
+    assert TrumpCause.SUIT in choice.causes
+    assert validate_trump(rules, last, rules.max_hand_size, TrumpCause.NONE_LEFT, None) != ()
+    assert validate_trump(rules, last, rules.max_hand_size, "suit", "hearts") == ()
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_without_special_cards_the_last_round_has_no_card_left(players):
+    rules = GameRules(players, table_notes=("foresight", "pull_one"))
+    last = rules.round_count
+    assert rules_module.special_cards(rules) == ()
+    assert rules.deck_size == 60
+    assert trump_choice(rules, last, rules.max_hand_size).automatic == (
+        TrumpCause.NONE_LEFT,
+        None,
+    )
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_all_special_cards_together_make_66_cards(players):
+    rules = GameRules(
+        players,
+        jubilee=ALL_JUBILEE,
+        table_notes=("dragon", "fairy", "juggler", "foresight"),
+    )
+    # The Dragon and the Fairy named as Jubilee cards and as table notes are one card each.
+    assert rules_module.special_cards(rules) == rules_module.SPECIAL_CARDS
+    assert rules.deck_size == 66
+    assert GameRules(players, jubilee=ALL_JUBILEE).deck_size == 65
+    dragon_fairy = JubileeCards(dragon=True, fairy=True)
+    assert GameRules(players, jubilee=dragon_fairy).deck_size == 62
+    # More than one card per player left over never makes a bigger hand than 60 ÷ players.
+    assert rules.max_hand_size == 60 // players
+
+
+def test_the_cloud_holder_with_no_trick_is_refused_at_their_seat():
+    rules = GameRules(3, jubilee=JubileeCards(cloud=True))
+    record = rec(2, 2, 0, (1, 1, 1), (0, 1, 1), cloud=CloudChange(0, 0))
+    problems = validate_round(rules, record, (0, 0, 0))
+    assert [(p.code, p.field, p.seat, p.round_number) for p in problems] == [
+        (ProblemCode.CLOUD_HOLDER_NO_TRICK, "tricks", 0, 2)
+    ]
+    # One trick taken: the holder won the Cloud's trick.
+    record = rec(2, 2, 0, (1, 1, 1), (1, 0, 1), cloud=CloudChange(0, 2))
+    assert validate_round(rules, record, (0, 0, 0)) == ()
+
+
+def test_a_cloud_change_already_refused_does_not_add_the_holders_trick():
+    rules = GameRules(3, jubilee=JubileeCards(cloud=True))
+    record = rec(2, 2, 0, (1, 1, 1), (0, 1, 1), cloud=CloudChange(0, 2))
+    assert "cloud_holder_no_trick" in codes(validate_round(rules, record, ()))
+    record = rec(2, 2, 0, (1, 1, 1), (0, 1, 1), cloud=CloudChange(0, 1))
+    assert codes(validate_round(rules, record, ())) == ["cloud_change_not_one"]
+
+
+QUICK_PLAY = [
+    # players, as published, as stored before (from 1 whatever the players)
+    (3, (2, 4, 6, 8, 10, 12, 14, 16, 18, 20), (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 20)),
+    (4, (1, 3, 5, 7, 9, 11, 13, 15), (1, 3, 5, 7, 9, 11, 13, 15)),
+    (5, (2, 4, 6, 8, 10, 12), (1, 3, 5, 7, 9, 11, 12)),
+    (6, (2, 4, 6, 8, 10), (1, 3, 5, 7, 9, 10)),
+]
+
+
+@pytest.mark.parametrize(("players", "published", "before"), QUICK_PLAY)
+def test_quick_play_follows_the_published_plan_and_stored_games_keep_theirs(
+    players, published, before
+):
+    rules = GameRules(players, plan=RoundPlan(PlanKind.QUICK))
+    assert rules.hand_sizes == published
+    assert rules.plan.start == rules_module.quick_play_start(players) == published[0]
+    assert rules.to_dict()["plan"] == {"kind": "quick", "start": published[0]}
+    assert GameRules.from_dict(rules.to_dict()) == rules
+    # Rules as the code before the published plan wrote them: no start, and 1 card first.
+    stored = GameRules.from_dict({"players": players, "plan": {"kind": "quick"}})
+    assert stored.hand_sizes == before
+    assert stored.plan.start == 1
+
+
+def test_quick_play_start_is_1_or_2_and_only_for_quick_play():
+    with pytest.raises(RulesError) as excinfo:
+        GameRules(4, plan=RoundPlan(PlanKind.QUICK, start=3))
+    assert error_codes(excinfo) == ["plan_start_out_of_range"]
+    with pytest.raises(RulesError) as excinfo:
+        GameRules.from_dict({"players": 4, "plan": {"kind": "standard", "start": 1}})
+    assert error_codes(excinfo) == ["plan_start_not_applicable"]
+    assert RoundPlan(PlanKind.QUICK, start=2).hand_sizes(4) == (2, 4, 6, 8, 10, 12, 14, 15)
+
+
+def plus_minus_from(threshold, rule=BidRule.PLUS_MINUS_ONE):
+    plan = RoundPlan(PlanKind.CUSTOM, custom=(threshold - 1, threshold, threshold + 1))
+    return GameRules(3, plan=plan, bid_rule=rule, bid_rule_from=threshold)
+
+
+@pytest.mark.parametrize("threshold", [2, 3, 5])
+def test_plus_minus_one_from_hand_n_leaves_smaller_hands_free(threshold):
+    rules = plus_minus_from(threshold)
+    below, at = threshold - 1, threshold
+    # Dealer seat 2 bids last; the others bid 0 and 0: a bid of the cards makes them even.
+    bids = {0: 0, 1: 0}
+    assert not rules_module.bid_rule_applies(rules, 1, below)
+    assert forbidden_bid(rules, 1, below, 2, bids, ()) is None
+    assert validate_bids(rules, 1, below, 2, {**bids, 2: below}, ()) == ()
+    assert rules_module.bid_rule_applies(rules, 2, at)
+    assert forbidden_bid(rules, 2, at, 2, bids, ()) == ForbiddenBid(2, at, rules.bid_rule, at, 0)
+    assert codes(validate_bids(rules, 2, at, 2, {**bids, 2: at}, ())) == ["forbidden_bid"]
+
+
+@pytest.mark.parametrize("threshold", [2, 4])
+def test_canadian_from_hand_n_binds_the_leader_only_from_n_cards(threshold):
+    rules = plus_minus_from(threshold, BidRule.CANADIAN)
+    totals = (0, 0, 50)  # the dealer (seat 2) leads alone
+    bids = {0: 0, 1: 0}
+    assert forbidden_bid(rules, 1, threshold - 1, 2, bids, totals) is None
+    forbidden = forbidden_bid(rules, 2, threshold, 2, bids, totals)
+    assert forbidden is not None
+    assert forbidden.value == threshold
+    assert forbidden_bid(rules, 2, threshold, 2, bids, (60, 0, 50)) is None
+
+
+def test_corrections_flag_only_rounds_from_hand_n_under_canadian_from_n():
+    # Canadian from 2 cards, hands of 1, 2 and 2: with the totals as a correction left them,
+    # seat 2 leads before round 3, which it deals, and bid the total that makes the bids even.
+    plan = RoundPlan(PlanKind.CUSTOM, custom=(1, 2, 2))
+    rules = GameRules(3, plan=plan, bid_rule=BidRule.CANADIAN, bid_rule_from=2)
+    rounds = [
+        rec(1, 1, 0, (0, 0, 1), (0, 0, 1)),  # seat 2 leads: 20, 20, 30
+        rec(2, 2, 1, (1, 0, 1), (0, 1, 1)),  # seat 1 deals; seat 1 bid 0: allowed (zero)
+        rec(3, 2, 2, (0, 0, 2), (0, 0, 2)),  # seat 2 deals and bids 2 = the cards
+    ]
+    flagged = flagged_rounds(rules, rounds)
+    assert [(p.code, p.round_number, p.seat) for p in flagged] == [("forbidden_bid", 3, 2)]
+    # The same bids in a hand below the threshold are never flagged.
+    small = GameRules(3, plan=plan, bid_rule=BidRule.CANADIAN, bid_rule_from=3)
+    assert flagged_rounds(small, rounds) == ()
+    # ±1 from 2 binds whoever leads, zero included (round 2's dealer bid 0 = 2 − 2); from 3
+    # nothing.
+    pm = GameRules(3, plan=plan, bid_rule=BidRule.PLUS_MINUS_ONE, bid_rule_from=2)
+    assert [p.round_number for p in flagged_rounds(pm, rounds)] == [2, 3]
+    pm_late = GameRules(3, plan=plan, bid_rule=BidRule.PLUS_MINUS_ONE, bid_rule_from=3)
+    assert flagged_rounds(pm_late, rounds) == ()
+
+
+@pytest.mark.parametrize(
+    ("choices", "expected"),
+    [
+        ({"bid_rule": BidRule.FREE, "bid_rule_from": 3}, ["bid_rule_from_not_applicable"]),
+        (
+            {"bid_rule": BidRule.CANADIAN_FINAL, "bid_rule_from": 3},
+            ["bid_rule_from_not_applicable"],
+        ),
+        ({"bid_rule_from": 16}, ["bid_rule_from_out_of_range"]),
+        ({"bid_rule_from": 0}, ["bid_rule_from_out_of_range"]),
+        ({"bid_rule_from": "3"}, ["bid_rule_from_invalid"]),
+        ({"bid_rule_from": True}, ["bid_rule_from_invalid"]),
+        ({"players": 7, "bid_rule_from": 3}, ["players_out_of_range"]),
+    ],
+)
+def test_bid_rule_threshold_must_fit_the_rule_and_the_hands(choices, expected):
+    assert codes(validate_rules(**({"players": 4} | choices))) == expected
+
+
+def test_bid_rule_threshold_round_trips_and_defaults_to_always():
+    rules = GameRules(4, bid_rule=BidRule.CANADIAN, bid_rule_from=3)
+    assert rules.to_dict()["bid_rule_from"] == 3
+    assert GameRules.from_dict(rules.to_dict()) == rules
+    assert GameRules.from_dict({"players": 4}).bid_rule_from == 1
+
+
+def three_way_tie(tie_break):
+    """Seats 0, 1 and 3 end level on 10 points; bid sums 4, 6, 2; bids met 1, 2, 2."""
+    plan = RoundPlan(PlanKind.CUSTOM, custom=(1, 2, 3, 4))
+    rounds = [
+        rec(1, 1, 0, (0, 0, 0, 0), (1, 0, 0, 0)),
+        rec(2, 2, 1, (1, 1, 2, 2), (0, 1, 1, 0)),
+        rec(3, 3, 2, (0, 2, 0, 0), (2, 0, 0, 1)),
+        rec(4, 4, 3, (3, 3, 3, 0), (3, 1, 0, 0)),
+    ]
+    return score_sheet(GameRules(4, plan=plan, bid_rule="free", tie_break=tie_break), rounds)
+
+
+def two_way_tie(tie_break):
+    """Seats 1 and 3 end level on 20 points with 2 bids each; bids met 1 and 2."""
+    plan = RoundPlan(PlanKind.CUSTOM, custom=(1, 2, 3))
+    rounds = [
+        rec(1, 1, 0, (1, 0, 0, 0), (0, 1, 0, 0)),
+        rec(2, 2, 1, (1, 0, 2, 0), (0, 1, 1, 0)),
+        rec(3, 3, 2, (0, 2, 0, 2), (0, 2, 1, 0)),
+    ]
+    return score_sheet(GameRules(4, plan=plan, bid_rule="free", tie_break=tie_break), rounds)
+
+
+def test_three_way_tie_under_each_tie_break():
+    shared = three_way_tie(TieBreak.SHARED)
+    assert shared.totals == (10, 10, 0, 10)
+    assert shared.bid_sums == (4, 6, 5, 2)
+    assert shared.bids_met == (1, 2, 2, 2)
+    assert shared.leaders == shared.winners == (0, 1, 3)
+    assert three_way_tie(TieBreak.BID_SUM).winners == (1,)
+    # More bids met: seats 1 and 3 are level on that too, and share the win.
+    assert three_way_tie(TieBreak.BIDS_MET).winners == (1, 3)
+
+
+def test_two_way_tie_under_each_tie_break():
+    assert two_way_tie(TieBreak.SHARED).winners == (1, 3)
+    sheet = two_way_tie(TieBreak.BID_SUM)
+    assert sheet.totals == (0, 20, 0, 20)
+    assert (sheet.bid_sums[1], sheet.bid_sums[3]) == (2, 2)
+    assert sheet.winners == (1, 3)  # level on bids too
+    sheet = two_way_tie(TieBreak.BIDS_MET)
+    assert (sheet.bids_met[1], sheet.bids_met[3]) == (1, 2)
+    assert sheet.winners == (3,)
+
+
+def test_tie_break_choice_and_its_older_switch_in_stored_rules():
+    assert GameRules(4).tie_break is TieBreak.SHARED
+    assert GameRules(4, tie_break="bids_met").tie_break is TieBreak.BIDS_MET
+    # Rules written before the choice: the on/off switch, read as the choice it meant.
+    old = GameRules.from_dict({"players": 4, "tie_break_by_bids": True})
+    assert old.tie_break is TieBreak.BID_SUM
+    assert old.to_dict()["tie_break"] == "bid_sum"
+    assert "tie_break_by_bids" not in old.to_dict()
+    assert GameRules.from_dict({"players": 4, "tie_break_by_bids": False}) == GameRules(4)
+    same = {"players": 4, "tie_break_by_bids": True, "tie_break": "bid_sum"}
+    assert GameRules.from_dict(same) == old
+    assert codes(validate_rules(players=4, tie_break="coin")) == ["tie_break_invalid"]
+    for data, expected in [
+        ({"tie_break_by_bids": "yes"}, ["value_invalid"]),
+        ({"tie_break_by_bids": True, "tie_break": "bids_met"}, ["tie_break_conflict"]),
+        ({"tie_break_by_bids": False, "tie_break": "bid_sum"}, ["tie_break_conflict"]),
+    ]:
+        with pytest.raises(RulesError) as excinfo:
+            GameRules.from_dict({"players": 4} | data)
+        assert error_codes(excinfo) == expected
+
+
+def test_a_new_game_from_stored_rules_plays_quick_play_as_published():
+    stored = GameRules.from_dict({"players": 3, "plan": {"kind": "quick"}})
+    assert stored.hand_sizes[0] == 1
+    assert stored.for_a_new_game().hand_sizes == (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
+    standard = GameRules(3, bid_rule_from=2)
+    assert standard.for_a_new_game() is standard

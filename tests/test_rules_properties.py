@@ -11,6 +11,7 @@ from scorekeeper.rules import (
     PlanKind,
     RoundPlan,
     RoundRecord,
+    TieBreak,
     bid_order,
     forbidden_bid,
     rank,
@@ -135,7 +136,7 @@ def played_game(draw):
         bid_rule=BidRule.FREE,
         bid_reveal=BidReveal.OPEN,
         saboteur=draw(st.booleans()),
-        tie_break_by_bids=draw(st.booleans()),
+        tie_break=draw(st.sampled_from(list(TieBreak))),
     )
     played = draw(st.integers(min_value=0, max_value=min(rules.round_count, 6)))
     first = draw(st.integers(min_value=0, max_value=players - 1))
@@ -234,7 +235,7 @@ def valid_rules(draw):
         saboteur=draw(st.booleans()),
         jester_bid=draw(st.booleans()),
         jubilee=jubilee,
-        tie_break_by_bids=draw(st.booleans()),
+        tie_break=draw(st.sampled_from(list(TieBreak))),
     )
 
 

@@ -73,13 +73,16 @@ FOUR = ["Ann", "Bob", "Cat", "Dan"]
 # -- the page ---------------------------------------------------------------------------------
 
 
-def test_page_shows_defaults_standard_plus_minus_one_open_bids_random_dealer(client):
+def test_page_shows_the_official_rules_on_an_empty_instance(client):
     response = client.get(URL)
     assert response.status_code == 200
     page = text(response)
     assert "<h1>New game</h1>" in page
     assert checked(response, "plan") == ["standard"]
-    assert checked(response, "bid_rule") == ["plus_minus_one"]
+    # The official base game: the bids may add up to the cards; ties by the sum of bids.
+    assert checked(response, "bid_rule") == ["free"]
+    assert checked(response, "tie_break") == ["bid_sum"]
+    assert 'name="bid_rule_from" type="number"' in page
     assert checked(response, "bid_reveal") == ["open"]
     assert checked(response, "first_dealer") == ["random"]
     assert '<details class="setup-more">' in page, "less common rules start folded"
@@ -303,8 +306,9 @@ def test_start_creates_the_game_with_defaults_and_goes_to_the_table(client, app)
     assert game["first_dealer"] == 1
     assert game["rules"]["players"] == 4
     assert game["rules"]["plan"] == {"kind": "standard"}
-    assert game["rules"]["bid_rule"] == "plus_minus_one"
+    assert game["rules"]["bid_rule"] == "free"
     assert game["rules"]["bid_reveal"] == "open"
+    assert game["rules"]["tie_break"] == "bid_sum"
 
 
 def test_start_with_htmx_answers_with_an_htmx_redirect(client, app):
@@ -359,7 +363,7 @@ def test_all_rule_choices_reach_the_game(client, app):
         bid_reveal="secret",
         saboteur="y",
         jester_bid="y",
-        tie_break_by_bids="y",
+        tie_break="bids_met",
         bomb="y",
         bomb_cancels_bids="y",
         cloud="y",
@@ -385,7 +389,8 @@ def test_all_rule_choices_reach_the_game(client, app):
             "bomb_cancels_bids": True,
         },
         "table_notes": ["foresight", "juggler"],
-        "tie_break_by_bids": True,
+        "bid_rule_from": 1,
+        "tie_break": "bids_met",
     }
 
 
@@ -403,7 +408,7 @@ def test_first_n_rounds(client, app):
     ("data", "message"),
     [
         (
-            {"bid_reveal": "hidden"},
+            {"bid_reveal": "hidden", "bid_rule": "plus_minus_one"},
             "±1 needs open bids: with hidden bids nobody bids last. "
             "Choose the free bid rule, or open bids.",
         ),
@@ -520,3 +525,76 @@ def test_a_second_tap_on_start_opens_the_same_game(app, client):
     assert first.headers["Location"] == second.headers["Location"]
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 1
+
+
+# -- issue 21: the rules a new game starts from, marks, the bid rule from hand N --------------
+
+
+def test_each_rule_option_is_marked_official_or_house_rule(client):
+    response = client.get(URL)
+    bid_rules = section(response, "Bid rule")
+    assert re.search(r"Free</span> <span class=\"rule-mark\">Official</span>", bid_rules)
+    assert re.search(r"±1</span> <span class=\"rule-mark\">House rule</span>", bid_rules)
+    tie_breaks = section(response, "Tie-break")
+    assert re.search(
+        r"Higher sum of bids</span> <span class=\"rule-mark\">Official</span>", tie_breaks
+    )
+    assert re.search(
+        r"More bids met</span> <span class=\"rule-mark\">House rule</span>", tie_breaks
+    )
+    rules_page = text(client.get("/rules"))
+    assert "“House rule” when groups add it" in rules_page
+    assert 'id="bid_rule-from"' in rules_page
+
+
+def test_a_new_game_starts_from_the_rules_of_the_last_game_started(client, app):
+    post(
+        client,
+        action="start",
+        seats=FOUR,
+        plan="quick",
+        bid_rule="canadian",
+        bid_rule_from="3",
+        tie_break="bids_met",
+        cloud="y",
+        table_notes=["juggler"],
+    )
+    response = client.get(URL)
+    assert checked(response, "plan") == ["quick"]
+    assert checked(response, "bid_rule") == ["canadian"]
+    threshold = re.search(
+        r'name="bid_rule_from"[^>]*value="(\d+)"', response.get_data(as_text=True)
+    )
+    assert threshold.group(1) == "3"
+    assert checked(response, "tie_break") == ["bids_met"]
+    assert checked(response, "cloud") == ["y"]
+    assert checked(response, "table_notes") == ["juggler"]
+    assert '<details class="setup-more" open>' in text(response), "what was chosen is shown"
+
+
+def test_the_bid_rule_threshold_reaches_the_game_and_its_rules_line(client, app):
+    post(client, action="start", seats=FOUR, bid_rule="plus_minus_one", bid_rule_from="3")
+    (game,) = stored_games(app)
+    assert game["rules"]["bid_rule_from"] == 3
+    assert "±1 from 3 cards" in text(client.get("/history/"))
+
+
+def test_the_threshold_is_ignored_by_rules_without_one(client, app):
+    post(client, action="start", seats=FOUR, bid_rule="free", bid_rule_from="3")
+    assert stored_games(app)[0]["rules"]["bid_rule_from"] == 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("three", "Type the hand size the bid rule starts from, e.g. 3."),
+        ("16", "The bid rule can start from 1 to 15 cards with this many players, not 16."),
+    ],
+)
+def test_a_bad_threshold_is_refused_next_to_the_bid_rule(client, app, typed, message):
+    response = post(
+        client, action="start", seats=FOUR, bid_rule="plus_minus_one", bid_rule_from=typed
+    )
+    assert response.status_code == 422
+    assert message in section(response, "Bid rule")
+    assert count(app, Game) == 0

@@ -43,6 +43,7 @@ CSV_COLUMNS = (
     "made",
     "points",
     "total",
+    "bid_rule",
 )
 
 
@@ -71,6 +72,7 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
     ``delimiter`` is the separator the reader's spreadsheet expects (";" where the decimal
     mark is a comma)."""
     sheet = records.sheet_of(game)
+    game_rules = records.rules_of(game)
     names = records.player_names(game)
     scored = [r for r in game.rounds if r.state == RoundState.SCORED]
     secret = secret_rounds(game)
@@ -80,6 +82,9 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
     date = timestamp(game.created_at)
     for round_, row in zip(scored, sheet.rows, strict=True):
         hidden = row.number in secret  # never for a scored round; the one rule decides
+        # The bid rule that bound this round: free where "from hand N" leaves it free.
+        binding = rules.bid_rule_applies(game_rules, row.number, row.hand_size)
+        bid_rule = game_rules.bid_rule if binding else rules.BidRule.FREE
         for seat, cell in enumerate(row.cells):
             changed = cell.effective_bid if cell.effective_bid != cell.bid else None
             values = (
@@ -97,6 +102,7 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
                 "yes" if cell.made else "no",
                 cell.points,
                 cell.total,
+                bid_rule,
             )
             writer.writerow([neutralise(value) for value in values])
     return out.getvalue()

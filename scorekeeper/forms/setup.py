@@ -35,9 +35,9 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "new_name": ("new_name",),
     "first_dealer": ("first_dealer",),
     "plan": ("plan", "plan_rounds", "plan_custom"),
-    "bid_rule": ("bid_rule",),
+    "bid_rule": ("bid_rule", "bid_rule_from"),
     "bid_reveal": ("bid_reveal",),
-    "variants": ("saboteur", "jester_bid", "tie_break_by_bids"),
+    "variants": ("saboteur", "jester_bid", "tie_break"),
     "jubilee": ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
     "table_notes": ("table_notes",),
     "form": ("form",),
@@ -86,6 +86,30 @@ class MultiCheckboxField(SelectMultipleField):
     option_widget = CheckboxInput()
 
 
+def choices_of(game_rules: rules.GameRules) -> dict[str, Any]:
+    """The setup form's values that choose ``game_rules`` (a new game starts from the rules
+    of the last one: a club plays the same way every week)."""
+    plan = game_rules.plan
+    cards = game_rules.jubilee
+    return {
+        "plan": plan.kind.value,
+        "plan_rounds": str(plan.rounds) if plan.rounds is not None else DEFAULT_FIRST_ROUNDS,
+        "plan_custom": ", ".join(str(size) for size in plan.custom),
+        "bid_rule": game_rules.bid_rule.value,
+        "bid_rule_from": str(game_rules.bid_rule_from),
+        "bid_reveal": game_rules.bid_reveal.value,
+        "saboteur": game_rules.saboteur,
+        "jester_bid": game_rules.jester_bid,
+        "tie_break": game_rules.tie_break.value,
+        "bomb": cards.bomb,
+        "bomb_cancels_bids": cards.bomb_cancels_bids,
+        "cloud": cards.cloud,
+        "werewolf": cards.werewolf,
+        "dragon_fairy": cards.dragon and cards.fairy,
+        "table_notes": list(game_rules.table_notes),
+    }
+
+
 class NewGameForm(Form):
     """Setting up a game: players in seat order, the first dealer and the rules.
 
@@ -108,15 +132,19 @@ class NewGameForm(Form):
     )
     plan_rounds = StringField(default=DEFAULT_FIRST_ROUNDS)
     plan_custom = StringField()
+    # An empty instance starts from the official rules: free bids, the US tie-break.
     bid_rule = RadioField(
-        choices=[rule.value for rule in rules.BidRule], default=rules.BidRule.PLUS_MINUS_ONE.value
+        choices=[rule.value for rule in rules.BidRule], default=rules.BidRule.FREE.value
     )
+    bid_rule_from = StringField(default="1")
     bid_reveal = RadioField(
         choices=[reveal.value for reveal in rules.BidReveal], default=rules.BidReveal.OPEN.value
     )
     saboteur = BooleanField()
     jester_bid = BooleanField()
-    tie_break_by_bids = BooleanField()
+    tie_break = RadioField(
+        choices=[kind.value for kind in rules.TieBreak], default=rules.TieBreak.BID_SUM.value
+    )
     bomb = BooleanField()
     bomb_cancels_bids = BooleanField()
     cloud = BooleanField()
@@ -238,6 +266,20 @@ class NewGameForm(Form):
             return rules.RoundPlan(kind=kind, custom=tuple(sizes))
         return rules.RoundPlan(kind=kind)
 
+    def bid_rule_threshold(self) -> int | None:
+        """The hand size the bid rule starts from (1 = every round), or None (with a message
+        under "bid_rule") when unreadable. Only ±1 and Canadian have one: under the other
+        rules the box is ignored, as the Bomb's house rule is without the Bomb."""
+        if self.bid_rule.data not in (rules.BidRule.PLUS_MINUS_ONE, rules.BidRule.CANADIAN):
+            return 1
+        text = (self.bid_rule_from.data or "").strip()
+        if not text:
+            return 1
+        threshold = whole_number(text)
+        if threshold is None:
+            self.add_message("bid_rule", _("Type the hand size the bid rule starts from, e.g. 3."))
+        return threshold
+
     def game_rules(self) -> rules.GameRules | None:
         """The rules chosen, checked by the rules module.
 
@@ -245,7 +287,8 @@ class NewGameForm(Form):
         section it concerns (see :meth:`messages_for`).
         """
         plan = self.round_plan()
-        if plan is None:
+        threshold = self.bid_rule_threshold()
+        if plan is None or threshold is None:
             return None
         dragon_fairy = bool(self.dragon_fairy.data)
         try:
@@ -266,7 +309,8 @@ class NewGameForm(Form):
                     bomb_cancels_bids=bool(self.bomb.data and self.bomb_cancels_bids.data),
                 ),
                 table_notes=tuple(self.table_notes.data or ()),
-                tie_break_by_bids=bool(self.tie_break_by_bids.data),
+                bid_rule_from=threshold,
+                tie_break=self.tie_break.data,
             )
         except rules.RulesError as error:
             self.add_problems(error.problems, self.names())

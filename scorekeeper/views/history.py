@@ -43,6 +43,7 @@ def game_row(listing: queries.GameListing) -> dict[str, Any]:
         "rounds_played": outcome.scored_rounds,
         "rounds_planned": listing.rules.round_count,
         "rules_summary": messages.rules_summary(listing.rules),
+        "tie_break": listing.rules.tie_break,
     }
 
 

@@ -9,7 +9,7 @@ from .. import queries
 from ..forms.base import Form
 from ..i18n import LANGUAGE_COOKIE, LANGUAGES, YEAR
 from ..i18n import gettext as _
-from ..wording.rules_page import rule_groups
+from ..wording.rules_page import marks_explained, rule_groups
 from .rendering import render, safe_path
 
 bp = Blueprint("main", __name__)
@@ -24,7 +24,7 @@ def home() -> Response:
 @bp.get("/rules")
 def rules_page() -> Response:
     """Every variant the app offers, explained: what it changes and how the app applies it."""
-    return render("main/rules.html", groups=rule_groups())
+    return render("main/rules.html", groups=rule_groups(), marks_explained=marks_explained())
 
 
 @bp.get("/manifest.webmanifest")

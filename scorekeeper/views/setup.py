@@ -16,7 +16,7 @@ from ..forms import setup as forms
 from ..forms.base import whole_number
 from ..i18n import gettext as _
 from ..models import Player, name_key
-from ..queries import roster_by_games_played
+from ..queries import last_started_rules, roster_by_games_played
 from ..visitor_marks import new_request_key
 from .rendering import render, render_kept
 
@@ -41,6 +41,7 @@ def form_context(form: forms.NewGameForm, roster: list[Player]) -> dict[str, Any
         "plan_kinds": list(rules.PlanKind),
         "bid_rules": list(rules.BidRule),
         "bid_reveals": list(rules.BidReveal),
+        "tie_breaks": list(rules.TieBreak),
         "table_notes": rules.TABLE_ONLY_RULES,
     }
 
@@ -104,6 +105,17 @@ def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
     return redirect(target, 303)
 
 
+def first_form() -> forms.NewGameForm:
+    """The form as a visit opens it: with the rules of the last game started here, else the
+    official rules (the form's defaults). Rules that no longer read are left out."""
+    stored = last_started_rules()
+    try:
+        last = rules.GameRules.from_dict(stored) if stored is not None else None
+    except (rules.RulesError, TypeError):
+        last = None
+    return forms.NewGameForm(data=forms.choices_of(last) if last else None)
+
+
 @bp.route("/games/new", methods=["GET", "POST"])
 def new_game() -> Response:
     if request.method == "GET":
@@ -113,7 +125,7 @@ def new_game() -> Response:
             ("setup",),
             "setup/new.html",
             "setup/_form.html",
-            lambda: form_context(forms.NewGameForm(), roster_by_games_played()),
+            lambda: form_context(first_form(), roster_by_games_played()),
         )
     form = forms.NewGameForm()
     roster = roster_by_games_played()

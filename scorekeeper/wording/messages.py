@@ -25,6 +25,7 @@ from ..i18n import ngettext
 __all__ = [
     "bid_rule_explanation",
     "bid_rule_label",
+    "bid_rule_phrase",
     "cause_explanation",
     "cause_label",
     "forbidden_bid_message",
@@ -36,11 +37,15 @@ __all__ = [
     "problem_message",
     "reveal_explanation",
     "reveal_label",
+    "rule_mark",
     "rules_details",
     "rules_summary",
+    "special_card_label",
     "suit_name",
     "table_note_explanation",
     "table_note_label",
+    "tie_break_explanation",
+    "tie_break_label",
     "trump_label",
     "trump_symbol",
     "trump_symbols_hidden",
@@ -79,7 +84,7 @@ PLAN_LABELS = {
 _PLAN_EXPLANATIONS = {
     rules.PlanKind.STANDARD: _l("1, 2, 3 … cards, until the deck runs out."),
     rules.PlanKind.FIRST_N: _l("The standard plan, stopped after the rounds you choose."),
-    rules.PlanKind.QUICK: _l("1, 3, 5 … cards, ending with the full deal."),
+    rules.PlanKind.QUICK: _l("Two more cards every round, ending with the full deal."),
     rules.PlanKind.TOURNAMENT: _l("10 rounds, set for the number of players."),
     # No-break spaces keep the four suits together on a narrow screen.
     rules.PlanKind.MAXIMUS: _l(
@@ -181,6 +186,37 @@ _VARIANT_EXPLANATIONS = {
     "jester_bid": _l("Everyone bids zero; bidding is skipped."),
     "tie_break_by_bids": _l("Tied winners: the higher sum of bids over the game wins."),
 }
+TIE_BREAK_LABELS = {
+    rules.TieBreak.SHARED: _l("Shared win"),
+    rules.TieBreak.BID_SUM: _l("Higher sum of bids"),
+    rules.TieBreak.BIDS_MET: _l("More bids met"),
+}
+_TIE_BREAK_EXPLANATIONS = {
+    rules.TieBreak.SHARED: _l("Players level on points share the win."),
+    rules.TieBreak.BID_SUM: _l("Level on points: the higher sum of bids over the game wins."),
+    rules.TieBreak.BIDS_MET: _l("Level on points: more bids met over the game win."),
+}
+
+# Which choices the published rules have (the base game, its published variants and the
+# Jubilee cards) and which are rules groups add at their table: the setup page and the rules
+# page mark each. Keys are the rules page's anchors (group-value).
+_HOUSE_RULES = frozenset(
+    {
+        "plan-first_n",
+        "plan-maximus",
+        "plan-custom",
+        "bid_rule-plus_minus_one",
+        "bid_rule-canadian",
+        "bid_rule-canadian_final",
+        "bid_rule-from",
+        "bid_reveal-hidden",
+        "bid_reveal-secret",
+        "variant-saboteur",
+        "variant-jester_bid",
+        "tie_break-bids_met",
+        "jubilee-bomb_cancels_bids",
+    }
+)
 
 
 def _lookup(table: Mapping[str, object], key: object) -> str:
@@ -276,6 +312,11 @@ def cause_explanation(cause: rules.TrumpCause | str) -> str:
     return _lookup(_CAUSE_EXPLANATIONS, cause)
 
 
+def special_card_label(card: str) -> str:
+    """Name of a special card of :data:`rules.SPECIAL_CARDS`: "Dragon", "Juggler", …"""
+    return table_note_label(card) if card in _TABLE_NOTE_LABELS else jubilee_label(card)
+
+
 def table_note_label(note: str) -> str:
     """Name of a table-only rule (one of :data:`rules.TABLE_ONLY_RULES`)."""
     return _lookup(_TABLE_NOTE_LABELS, note)
@@ -294,6 +335,32 @@ def jubilee_label(card: str) -> str:
 def jubilee_explanation(card: str) -> str:
     """One line saying what a Jubilee card option does to the score keeping."""
     return _lookup(_JUBILEE_EXPLANATIONS, card)
+
+
+def tie_break_label(tie_break: rules.TieBreak | str) -> str:
+    """Short name of a tie-break: "Shared win", "Higher sum of bids", "More bids met"."""
+    return _lookup(TIE_BREAK_LABELS, tie_break)
+
+
+def tie_break_explanation(tie_break: rules.TieBreak | str) -> str:
+    """One line saying what decides between players level on points."""
+    return _lookup(_TIE_BREAK_EXPLANATIONS, tie_break)
+
+
+def rule_mark(group: str, value: object) -> str:
+    """ "Official" for a choice the published rules have, "House rule" for one groups add
+    (``group`` and ``value`` as on the rules page: "bid_rule", "plus_minus_one")."""
+    if f"{group}-{value}" in _HOUSE_RULES:
+        return _("House rule")
+    return _("Official")
+
+
+def bid_rule_phrase(game_rules: rules.GameRules) -> str:
+    """The bid rule as a game plays it: "±1", or "±1 from 3 cards" with a threshold."""
+    label = bid_rule_label(game_rules.bid_rule)
+    if game_rules.bid_rule_from <= 1:
+        return label
+    return _("%(rule)s from %(cards)d cards", rule=label, cards=game_rules.bid_rule_from)
 
 
 def variant_label(name: str) -> str:
@@ -317,14 +384,14 @@ def rules_summary(game_rules: rules.GameRules) -> str:
     """The rules in one short line: "Standard · ±1 · open bids", plus any variants."""
     parts = [
         plan_label(game_rules.plan),
-        bid_rule_label(game_rules.bid_rule),
+        bid_rule_phrase(game_rules),
         _reveal_phrase(game_rules.bid_reveal),
     ]
     parts += [
-        variant_label(name)
-        for name in ("saboteur", "jester_bid", "tie_break_by_bids")
-        if getattr(game_rules, name)
+        variant_label(name) for name in ("saboteur", "jester_bid") if getattr(game_rules, name)
     ]
+    if game_rules.tie_break is not rules.TieBreak.SHARED:
+        parts.append(_("Tie-break: %(rule)s", rule=tie_break_label(game_rules.tie_break)))
     jubilee = _jubilee_names(game_rules.jubilee)
     if jubilee:
         parts.append(_("Jubilee: %(cards)s", cards=", ".join(jubilee)))
@@ -346,15 +413,14 @@ def rules_details(game_rules: rules.GameRules) -> list[tuple[str, str]]:
         (_("Players"), str(game_rules.players)),
         (_("Round plan"), plan_label(game_rules.plan)),
         (_("Cards per round"), ", ".join(str(size) for size in game_rules.hand_sizes)),
-        (_("Bid rule"), bid_rule_label(game_rules.bid_rule)),
+        (_("Bid rule"), bid_rule_phrase(game_rules)),
         (_("Bids"), reveal_label(game_rules.bid_reveal)),
     ]
     variants = [
-        variant_label(name)
-        for name in ("saboteur", "jester_bid", "tie_break_by_bids")
-        if getattr(game_rules, name)
+        variant_label(name) for name in ("saboteur", "jester_bid") if getattr(game_rules, name)
     ]
     details.append((_("Variants"), ", ".join(variants) or _("none")))
+    details.append((_("Tie-break"), tie_break_label(game_rules.tie_break)))
     jubilee = _jubilee_names(game_rules.jubilee)
     if jubilee:
         if game_rules.jubilee.bomb_cancels_bids:
@@ -456,6 +522,13 @@ def _bid_rule_needs_open_bids(c: _Context) -> str:
         "Choose the free bid rule, or open bids.",
         rule=bid_rule_label(str(_get(c.values, "bid_rule"))),
         reveal=_reveal_phrase(str(_get(c.values, "bid_reveal"))),
+    )
+
+
+def _bid_rule_from_not_applicable(c: _Context) -> str:
+    return _(
+        "Only ±1 and Canadian can start from a hand size, not %(rule)s.",
+        rule=bid_rule_label(str(_get(c.values, "bid_rule"))),
     )
 
 
@@ -610,6 +683,17 @@ _MESSAGES: dict[str, Callable[[_Context], str]] = {
     "bid_rule_invalid": _simple("“%(value)s” is not a bid rule."),
     "bid_reveal_invalid": _simple("“%(value)s” is not a way to reveal bids."),
     "bid_rule_needs_open_bids": _bid_rule_needs_open_bids,
+    "bid_rule_from_invalid": _simple("Type the hand size the bid rule starts from, e.g. 3."),
+    "bid_rule_from_out_of_range": _simple(
+        "The bid rule can start from 1 to %(max)s cards with this many players, not %(value)s."
+    ),
+    "bid_rule_from_not_applicable": _bid_rule_from_not_applicable,
+    "plan_start_out_of_range": _simple("Quick play starts with 1 or 2 cards, not %(value)s."),
+    "plan_start_not_applicable": _simple("A first hand size only goes with quick play."),
+    "tie_break_invalid": _simple("“%(value)s” is not a tie-break."),
+    "tie_break_conflict": _simple(
+        "The tie-break is given twice and the two do not agree (“%(value)s”)."
+    ),
     "value_invalid": _simple("“%(value)s” is not a yes or no (%(field)s)."),
     "jubilee_invalid": _simple("The Jubilee card choices could not be read."),
     "dragon_and_fairy_together": _dragon_and_fairy,
@@ -659,6 +743,9 @@ _MESSAGES: dict[str, Callable[[_Context], str]] = {
         "With the Cloud, %(name)s's new bid must be 0 to %(max)s, not %(value)s."
     ),
     "cloud_change_not_one": _cloud_change_not_one,
+    "cloud_holder_no_trick": _simple(
+        "%(name)s has the Cloud, so won its trick: at least 1 trick, not 0."
+    ),
     "cloud_change_impossible": _simple(
         "With the Cloud, %(name)s's bid cannot change that way: it must stay 0 to the cards."
     ),

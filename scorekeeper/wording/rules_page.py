@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import rules
+from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from . import messages
 
@@ -21,6 +22,7 @@ class RuleEntry:
     name: str
     summary: str
     details: str
+    mark: str = ""  # "Official" or "House rule" (messages.rule_mark); none for table notes
 
 
 @dataclass(frozen=True)
@@ -58,17 +60,28 @@ _DETAILS = {
     anchor("bid_rule", rules.BidRule.CANADIAN_FINAL): _l(
         "The Canadian rule in the last round of the game only; every other round is free."
     ),
+    anchor("bid_rule", "from"): _l(
+        "Many groups leave the first rounds free and play ±1 or Canadian only from some hand "
+        "size on: with “from 3 cards” the rounds of 1 and 2 cards are free, and from 3 cards "
+        "the bid rule binds. 1 means every round. The app shows the forbidden bid, refuses it "
+        "and flags corrections only in the rounds the rule binds, and the game's rules say it "
+        "(“±1 from 3 cards”)."
+    ),
     # Round plans
     anchor("plan", rules.PlanKind.STANDARD): _l(
         "One card in the first round and one more every round, until the whole deck is dealt: "
         "20, 15, 12 or 10 rounds for 3, 4, 5 or 6 players. In the last round no card is left to "
-        "turn up, so there is no trump; the app fills that in."
+        "turn up, so there is no trump; the app fills that in — unless a special card is in "
+        "the deck (see “Special cards in the deck” below)."
     ),
     anchor("plan", rules.PlanKind.FIRST_N): _l(
         "The standard plan, stopped after the number of rounds you choose: for a shorter evening."
     ),
     anchor("plan", rules.PlanKind.QUICK): _l(
-        "One card, then three, five and so on, two more every round, ending with the full deal."
+        "The published short game: two more cards every round, ending with the full deal. "
+        "With 3, 5 or 6 players it starts with 2 cards (2, 4 … 20, 12 or 10), with 4 players "
+        "with 1 (1, 3 … 15). Games stored before the app followed the published plan keep the "
+        "cards they were played with (1, 3, 5 …)."
     ),
     anchor("plan", rules.PlanKind.TOURNAMENT): _l(
         "Ten rounds whose hand sizes depend on the number of players, so every table plays the "
@@ -104,9 +117,17 @@ _DETAILS = {
         "Every player bids zero in every round, so the app skips bidding and goes straight "
         "from the trump to the tricks."
     ),
-    anchor("variant", "tie_break_by_bids"): _l(
+    # Tie-breaks
+    anchor("tie_break", rules.TieBreak.SHARED): _l(
+        "Players who finish level on points share the win, as the base game has it."
+    ),
+    anchor("tie_break", rules.TieBreak.BID_SUM): _l(
         "When players finish level on points, the one whose bids over the whole game add up "
-        "to more wins. Without it, tied players share the win."
+        "to more wins, as the US rules have it. Level on that too, they share the win."
+    ),
+    anchor("tie_break", rules.TieBreak.BIDS_MET): _l(
+        "When players finish level on points, the one who met their bid in more rounds wins, "
+        "as Amigo's qualifying tournaments play it. Level on that too, they share the win."
     ),
     # Jubilee cards
     anchor("jubilee", "bomb"): _l(
@@ -160,6 +181,13 @@ _TABLE_NOTE_DETAILS = {
     ),
 }
 
+_MARKS_EXPLAINED = _l(
+    "Each choice is marked “Official” when the published rules have it (the base game, its "
+    "published variants and the Jubilee cards) or “House rule” when groups add it at their "
+    "table. A new game starts from the rules of the last game started here; the very first "
+    "from the official rules, with free bids."
+)
+
 
 # The groups of the setup page, in its order: anchor, title, choices, name and summary.
 _GROUPS: tuple[tuple[str, object, tuple, Callable, Callable], ...] = (
@@ -169,12 +197,42 @@ _GROUPS: tuple[tuple[str, object, tuple, Callable, Callable], ...] = (
      messages.bid_rule_explanation),
     ("bid_reveal", _l("Bids"), tuple(rules.BidReveal), messages.reveal_label,
      messages.reveal_explanation),
-    ("variant", _l("Variants"), ("saboteur", "jester_bid", "tie_break_by_bids"),
+    ("variant", _l("Variants"), ("saboteur", "jester_bid"),
      messages.variant_label, messages.variant_explanation),
+    ("tie_break", _l("Tie-break"), tuple(rules.TieBreak), messages.tie_break_label,
+     messages.tie_break_explanation),
     ("jubilee", _l("Jubilee edition cards"),
      ("bomb", "bomb_cancels_bids", "cloud", "werewolf", "dragon_fairy"),
      messages.jubilee_label, messages.jubilee_explanation),
 )  # fmt: skip
+
+
+def marks_explained() -> str:
+    """What "Official" and "House rule" mean, and which rules a new game starts from."""
+    return str(_MARKS_EXPLAINED)
+
+
+def _entry(key: str, value: object, name: str, summary: str) -> RuleEntry:
+    details = str(_DETAILS[anchor(key, value)])
+    return RuleEntry(anchor(key, value), name, summary, details, messages.rule_mark(key, value))
+
+
+def _deck_entry() -> RuleEntry:
+    # The names come from the rules module's list, so the page says what the deck counts.
+    names = ", ".join(messages.special_card_label(card) for card in rules.SPECIAL_CARDS)
+    return RuleEntry(
+        "deck",
+        _("Special cards in the deck"),
+        _("Each special card in play is one more card."),
+        _(
+            "The deck has 60 cards, plus each special card in play: %(cards)s, whether it "
+            "is chosen among the Jubilee cards or listed as played at the table. With any of "
+            "them a card is left after the full deal, so the app asks for the card turned up "
+            "for trump even in the last round.",
+            cards=names,
+        ),
+        _("Official"),
+    )
 
 
 def rule_groups() -> tuple[RuleGroup, ...]:
@@ -183,13 +241,17 @@ def rule_groups() -> tuple[RuleGroup, ...]:
         RuleGroup(
             key,
             str(title),
-            tuple(
-                RuleEntry(anchor(key, v), name(v), summary(v), str(_DETAILS[anchor(key, v)]))
-                for v in values
-            ),
+            tuple(_entry(key, v, name(v), summary(v)) for v in values),
         )
         for key, title, values, name, summary in _GROUPS
     ]
+    bid_group = groups[1]
+    threshold = _entry(
+        "bid_rule", "from", _("From a hand size on"), _("±1 or Canadian only from N cards on.")
+    )
+    groups[1] = RuleGroup(bid_group.anchor, bid_group.title, (*bid_group.entries, threshold))
+    jubilee = groups[-1]
+    groups[-1] = RuleGroup(jubilee.anchor, jubilee.title, (*jubilee.entries, _deck_entry()))
     notes = tuple(
         RuleEntry(
             anchor("table_note", note),

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from .. import rules
 from ..i18n import ngettext
 from .formats import names_list
 
@@ -19,6 +20,8 @@ class Standing(Protocol):
     def totals(self) -> Sequence[int]: ...
     @property
     def bid_sums(self) -> Sequence[int]: ...
+    @property
+    def bids_met(self) -> Sequence[int]: ...
     @property
     def leaders(self) -> Sequence[int]: ...
     @property
@@ -36,15 +39,29 @@ class WinnerWords:
     summary: str
 
 
+def _tie_break_of(tie_break: rules.TieBreak | str | bool) -> rules.TieBreak:
+    # True / False: the older on/off tie-break by the sum of bids.
+    if isinstance(tie_break, bool):
+        return rules.TieBreak.BID_SUM if tie_break else rules.TieBreak.SHARED
+    try:
+        return rules.TieBreak(tie_break)
+    except ValueError:
+        return rules.TieBreak.SHARED
+
+
 def winner_words(
-    sheet: Standing, names: Sequence[str], tie_break_by_bids: bool = False
+    sheet: Standing,
+    names: Sequence[str],
+    tie_break: rules.TieBreak | str | bool = rules.TieBreak.SHARED,
 ) -> WinnerWords | None:
     """The winners of a finished game with their points and, when the points were tied, what
-    the tie-break by bids decided, with both sums; None while nobody has won.
+    the game's tie-break (``GameRules.tie_break``) decided, with both figures; None while
+    nobody has won.
 
-    One winner among several leaders can only come from the tie-break; ``tie_break_by_bids``
-    adds, to a shared win, that the bids could not break the tie either.
+    One winner among several leaders can only come from the tie-break (the sum of bids, or
+    the bids met); with a tie-break, a shared win adds that it could not break the tie.
     """
+    kind = _tie_break_of(tie_break)
     winners = tuple(sheet.winners)
     if not winners:
         return None
@@ -52,20 +69,7 @@ def winner_words(
     winner_names = names_list(names[seat] for seat in winners)
     others = [seat for seat in sheet.leaders if seat not in winners]
     if len(winners) == 1 and others:
-        headline = ngettext(
-            "%(name)s wins on the tie-break: %(num)d bid to %(other)d",
-            "%(name)s wins on the tie-break: %(num)d bids to %(other)d",
-            sheet.bid_sums[winners[0]],
-            name=names[winners[0]],
-            other=max(sheet.bid_sums[seat] for seat in others),
-        )
-        note = ngettext(
-            "Tied on %(num)d point with %(names)s; the higher sum of bids over the game decides.",
-            "Tied on %(num)d points with %(names)s; the higher sum of bids over the game decides.",
-            top,
-            names=names_list(names[seat] for seat in others),
-        )
-        return WinnerWords(headline, note, headline)
+        return _won_on_tie_break(sheet, names, kind, winners[0], others)
     if len(winners) == 1:
         headline = ngettext(
             "%(name)s wins with %(num)d point!",
@@ -87,10 +91,56 @@ def winner_words(
         names=winner_names,
     )
     note = None
-    if tie_break_by_bids:
+    if kind is rules.TieBreak.BID_SUM:
         note = ngettext(
             "The tie-break by bids could not decide: %(num)d bid each.",
             "The tie-break by bids could not decide: %(num)d bids each.",
             sheet.bid_sums[winners[0]],
         )
+    elif kind is rules.TieBreak.BIDS_MET:
+        note = ngettext(
+            "The tie-break by bids met could not decide: %(num)d bid met each.",
+            "The tie-break by bids met could not decide: %(num)d bids met each.",
+            sheet.bids_met[winners[0]],
+        )
+    return WinnerWords(headline, note, headline)
+
+
+def _won_on_tie_break(
+    sheet: Standing,
+    names: Sequence[str],
+    kind: rules.TieBreak,
+    winner: int,
+    others: Sequence[int],
+) -> WinnerWords:
+    top = sheet.totals[winner]
+    tied_with = names_list(names[seat] for seat in others)
+    if kind is rules.TieBreak.BIDS_MET:
+        headline = ngettext(
+            "%(name)s wins on the tie-break: %(num)d bid met to %(other)d",
+            "%(name)s wins on the tie-break: %(num)d bids met to %(other)d",
+            sheet.bids_met[winner],
+            name=names[winner],
+            other=max(sheet.bids_met[seat] for seat in others),
+        )
+        note = ngettext(
+            "Tied on %(num)d point with %(names)s; more bids met over the game decide.",
+            "Tied on %(num)d points with %(names)s; more bids met over the game decide.",
+            top,
+            names=tied_with,
+        )
+        return WinnerWords(headline, note, headline)
+    headline = ngettext(
+        "%(name)s wins on the tie-break: %(num)d bid to %(other)d",
+        "%(name)s wins on the tie-break: %(num)d bids to %(other)d",
+        sheet.bid_sums[winner],
+        name=names[winner],
+        other=max(sheet.bid_sums[seat] for seat in others),
+    )
+    note = ngettext(
+        "Tied on %(num)d point with %(names)s; the higher sum of bids over the game decides.",
+        "Tied on %(num)d points with %(names)s; the higher sum of bids over the game decides.",
+        top,
+        names=tied_with,
+    )
     return WinnerWords(headline, note, headline)

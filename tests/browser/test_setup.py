@@ -84,7 +84,8 @@ def test_set_up_a_four_player_game_by_taps_light(page, live_server, roster, scre
     assert names == ["Ann", "Bob", "Dev", "Cara"]
     assert first_dealer == 1
     assert game_rules["plan"] == {"kind": "standard"}
-    assert game_rules["bid_rule"] == "plus_minus_one"
+    # An empty instance starts from the official rules: free bids.
+    assert game_rules["bid_rule"] == "free"
     # Name typing aside, a regular table is set up in a handful of taps.
     assert len(taps) <= 7
 
@@ -102,6 +103,7 @@ def test_set_up_in_dark_theme_and_see_a_refused_combination(
         page.get_by_placeholder("New player’s name").fill(name)
         page.get_by_role("button", name="Add", exact=True).click()
         expect(page.get_by_role("button", name=f"Remove {name}")).to_be_visible()
+    page.get_by_text("±1", exact=True).click()
     page.locator(".setup-more > summary").click()
     page.get_by_text("Hidden", exact=True).click()
     page.get_by_role("button", name="Start game").click()

@@ -22,7 +22,10 @@ def client(tmp_path):
 
 def finished(rounds, tie_break=True) -> tuple[int, str]:
     game_rules = rules.GameRules(
-        players=3, bid_rule=rules.BidRule.FREE, plan=TWO_ROUNDS, tie_break_by_bids=tie_break
+        players=3,
+        bid_rule=rules.BidRule.FREE,
+        plan=TWO_ROUNDS,
+        tie_break=rules.TieBreak.BID_SUM if tie_break else rules.TieBreak.SHARED,
     )
     game = make_game(("Ann", "Bob", "Cara"), rounds, game_rules=game_rules)
     return game.id, game.live_token
