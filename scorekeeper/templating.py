@@ -30,6 +30,7 @@ def init_app(app: Flask) -> None:
         GameStatus=GameStatus,
         ChangeAction=ChangeAction,
         action_label=history.action_label,
+        undo_phrase=history.undo_phrase,
         status_label=history.status_label,
         trump_label=messages.trump_label,
         trump_symbol=messages.trump_symbol,
