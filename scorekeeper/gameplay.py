@@ -335,7 +335,13 @@ def change_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
     game_rules = rules_of(game)
     bids = bids_of(round_) | {seat: bid}
     refused, _flagged = rules.validate_bid_change(
-        game_rules, round_.number, round_.hand_size, round_.dealer, bids, seat, sheet_of(game).totals
+        game_rules,
+        round_.number,
+        round_.hand_size,
+        round_.dealer,
+        bids,
+        seat,
+        sheet_of(game).totals,
     )
     _check(refused)
     _entry(round_, seat).bid = bid

@@ -38,9 +38,7 @@ def at_tricks(ctx, client):
     return game_id
 
 
-def test_tapping_a_bid_shows_the_pad_for_that_player_and_the_new_bid_is_stored(
-    at_tricks, client
-):
+def test_tapping_a_bid_shows_the_pad_for_that_player_and_the_new_bid_is_stored(at_tricks, client):
     page = text(client.get(f"/games/{at_tricks}"))
     link = f'href="/games/{at_tricks}/rounds/1/bids/1"'
     assert link in page, "each bid is one tap from its pad"

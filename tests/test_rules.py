@@ -849,20 +849,18 @@ def test_forbidden_bid_is_rejected_with_seat_value_hand_size_rule_and_bids_so_fa
 
 def test_a_changed_last_bid_that_makes_the_bids_even_is_refused_with_the_reason():
     # ±1, 5 cards, dealer 3 bids last after 1 + 1 + 1: 2 would make the bids add up to 5.
-    refused, flagged = validate_bid_change(
-        GameRules(4), 5, 5, 3, {0: 1, 1: 1, 2: 1, 3: 2}, 3, ()
-    )
-    assert codes(refused) == ["forbidden_bid"] and refused[0].seat == 3
+    refused, flagged = validate_bid_change(GameRules(4), 5, 5, 3, {0: 1, 1: 1, 2: 1, 3: 2}, 3, ())
+    assert codes(refused) == ["forbidden_bid"]
+    assert refused[0].seat == 3
     assert flagged == ()
 
 
 def test_a_changed_earlier_bid_that_makes_the_last_bid_forbidden_flags_it():
     # Seat 0 changes 2 → 1: the dealer's 2 now makes the bids even; it is flagged, not refused.
-    refused, flagged = validate_bid_change(
-        GameRules(4), 5, 5, 3, {0: 1, 1: 1, 2: 1, 3: 2}, 0, ()
-    )
+    refused, flagged = validate_bid_change(GameRules(4), 5, 5, 3, {0: 1, 1: 1, 2: 1, 3: 2}, 0, ())
     assert refused == ()
-    assert codes(flagged) == ["forbidden_bid"] and flagged[0].seat == 3
+    assert codes(flagged) == ["forbidden_bid"]
+    assert flagged[0].seat == 3
 
 
 def test_a_changed_bid_before_the_others_have_bid_and_out_of_range():

@@ -185,8 +185,10 @@ def change_bid(game_id: int, number: int, seat: int) -> Response:
     if request.method == "GET":
         game = load_game(game_id)
         round_ = gameplay.open_round(game)
-        if round_ is None or round_.number != number or not gameplay.bid_can_change(
-            game, round_, seat
+        if (
+            round_ is None
+            or round_.number != number
+            or not gameplay.bid_can_change(game, round_, seat)
         ):
             notice = _("This bid can no longer be changed.")
             return render_table(game, 404, notice=notice)

@@ -514,10 +514,10 @@ def _undo_phrase(change: Change | FullChange, names: Sequence[str]) -> str | Non
     phrases = {
         ChangeAction.BIDS: lambda: _("the bids of round %(number)d", number=number),
         ChangeAction.SET_TRUMP: lambda: _("the trump of round %(number)d", number=number),
-        ChangeAction.WEREWOLF: lambda: _("the Werewolf's trump in round %(number)d", number=number),
-        ChangeAction.CHANGE_DEALER: lambda: _(
-            "the new dealer of round %(number)d", number=number
+        ChangeAction.WEREWOLF: lambda: _(
+            "the Werewolf's trump in round %(number)d", number=number
         ),
+        ChangeAction.CHANGE_DEALER: lambda: _("the new dealer of round %(number)d", number=number),
         ChangeAction.RECORD_ROUND: lambda: _(
             "the tricks and scores of round %(number)d", number=number
         ),
