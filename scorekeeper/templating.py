@@ -19,6 +19,7 @@ def init_app(app: Flask) -> None:
     """Register the template globals and filters on ``app``."""
     app.jinja_env.filters.update(
         names_list=formats.names_list,
+        markup_list=formats.markup_list,
         signed=formats.signed,
         trump_symbols_hidden=messages.trump_symbols_hidden,
         one_decimal=formats.one_decimal,
