@@ -17,7 +17,10 @@ LONG_NAMES = ("Anneliese", "Bartholomew", "Cordelia", "Dmitri", "Evangeline", "F
 BROWSER = {"Accept-Encoding": "gzip, br"}
 # What a browser fetches to show a page: scripts and the favicon (the stylesheet is inline).
 # (The manifest and the home-screen icon are fetched only when installing.)
-ASSET = re.compile(r'<script src="(/static/[^"]+)"|<link rel="(?:stylesheet|icon)" href="([^"]+)"')
+ASSET = re.compile(
+    r'<script src="(/static/[^"]+)"|<link rel="(?:stylesheet|icon)" href="([^"]+)"'
+    r'|data-htmx="(/static/[^"]+)"'  # htmx, which app.js fetches just after the first paint
+)
 
 
 def on_the_wire(response) -> int:
@@ -43,7 +46,7 @@ def first_load(client, path: str) -> list[tuple[str, int]]:
     assert page.headers["Content-Encoding"] == "br"
     sizes = [(path, on_the_wire(page))]
     html = decoded(page)
-    assets = [a or b for a, b in ASSET.findall(html)]
+    assets = [a or b or c for a, b, c in ASSET.findall(html)]
     # The two scripts and the icon; the stylesheet is inline, counted in the page's bytes.
     assert len(assets) == 3, assets
     assert "<style>" in html
