@@ -24,7 +24,7 @@ from tests.play_helpers import trump
 STATIC = PROJECT_ROOT / "static"
 YEAR = 365 * 24 * 60 * 60
 HASHED = re.compile(r"^/static/(?:[\w-]+/)*[\w.-]+\.[0-9a-f]{12}\.\w+$")
-STATIC_URL = re.compile(r'(?:href|src)="(/static/[^"]+)"')
+STATIC_URL = re.compile(r'(?:href|src|data-htmx)="(/static/[^"]+)"')
 
 
 def decoded(response) -> bytes:
