@@ -265,7 +265,9 @@ def decoded(headers: dict, body: bytes) -> bytes:
 
 
 ASSET = re.compile(
-    rb'<link rel="(?:stylesheet|icon)" href="([^"]+)"|<script src="([^"]+)"', re.ASCII
+    rb'<link rel="(?:stylesheet|icon)" href="([^"]+)"|<script src="([^"]+)"'
+    rb'|data-htmx="([^"]+)"',  # htmx, fetched by app.js just after the first paint
+    re.ASCII,
 )
 
 
@@ -276,7 +278,7 @@ def first_load(port: int, path: str) -> dict:
         raise SystemExit(f"GET {path} answered {status}")
     parts = {"html": (wire, headers.get("Content-Encoding", "identity"))}
     for match in ASSET.finditer(decoded(headers, body)):
-        asset = (match.group(1) or match.group(2)).decode()
+        asset = (match.group(1) or match.group(2) or match.group(3)).decode()
         status, asset_headers, _, asset_wire = fetch(port, asset, ACCEPT)
         if status != 200:
             raise SystemExit(f"GET {asset} answered {status}")

@@ -1,5 +1,6 @@
 """Wizard Scorekeeper: keeps score for the card game Wizard."""
 
+import base64
 import contextlib
 import hashlib
 import logging
@@ -15,10 +16,11 @@ from wsgiref.headers import Headers
 
 import rcssmin
 import rjsmin
-from flask import Flask, Response, abort, has_request_context, request
+from flask import Flask, Response, abort, current_app, has_request_context, request
 from flask_babel import get_locale
 from flask_compress import Compress
 from jinja2 import StrictUndefined
+from markupsafe import Markup
 from werkzeug.routing import IntegerConverter, Map
 from whitenoise import WhiteNoise
 from whitenoise.compress import Compressor
@@ -26,7 +28,8 @@ from whitenoise.compress import Compressor
 from . import cli, config, errors, hosts, i18n, models, views
 from .extensions import babel, csrf, db, htmx, limiter, migrate
 
-# No inline script or style anywhere: htmx runs with eval and its inline styles turned off.
+# No inline script or style anywhere (but the stylesheet itself, allowed by its hash:
+# inline_stylesheet): htmx runs with eval and its inline styles turned off.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
@@ -88,6 +91,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     serve_compressed(app)
     serve_static(app)
     hosts.guard(app)
+    inline_stylesheet(app)
     config.trust_proxies(app)
     return app
 
@@ -101,7 +105,8 @@ class DatabaseId(IntegerConverter):
 
 
 def security_headers(response: Response) -> Response:
-    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    policy = current_app.extensions.get("stylesheet_policy", CONTENT_SECURITY_POLICY)
+    response.headers.setdefault("Content-Security-Policy", policy)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     return response
@@ -190,6 +195,25 @@ def serve_static(app: Flask) -> None:
     # Only WhiteNoise serves them; Flask's route stays for building URLs.
     app.view_functions["static"] = lambda filename: abort(404)
     app.url_defaults(partial(hashed_static_url, names))
+
+
+def inline_stylesheet(app: Flask) -> None:
+    """The stylesheet (minified, as served) goes inline in every page's head: no second,
+    render-blocking request before the first paint. The policy allows that one ``<style>``
+    by its hash — never ``'unsafe-inline'``; any other inline style is still refused.
+
+    Read once at start (a server restart shows an edit, as with the hashed file names)."""
+    app.jinja_env.globals["inline_stylesheet"] = ""
+    if app.static_folder is None:
+        return
+    css = minified("app.css", (Path(app.static_folder) / "app.css").read_bytes()).decode()
+    if "</" in css:
+        raise ValueError("static/app.css cannot be inlined: it contains '</'")
+    digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
+    app.jinja_env.globals["inline_stylesheet"] = Markup(css)  # our own file, checked above
+    app.extensions["stylesheet_policy"] = CONTENT_SECURITY_POLICY.replace(
+        "style-src 'self'", f"style-src 'self' 'sha256-{digest}'"
+    )
 
 
 def hashed_static_url(names: dict[str, str], endpoint: str, values: dict[str, Any]) -> None:

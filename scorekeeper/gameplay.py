@@ -316,6 +316,51 @@ def record_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
         round_.state = RoundState.PLAYING
 
 
+def bid_can_change(game: Game, round_: Round, seat: int) -> bool:
+    """Whether ``seat``'s bid in the round being played may be changed now."""
+    return round_.state != RoundState.SCORED and rules.bid_can_change(
+        rules_of(game), bids_of(round_), seat, round_.state == RoundState.BIDDING
+    )
+
+
+def change_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
+    """Change a bid already made in the round being played (before its tricks are saved).
+
+    Checked again with every other bid: refused when the new bid breaks a rule; a later bid
+    it makes forbidden stays, flagged on the table screen (:func:`flagged_bids`)."""
+    _require_open(game, round_)
+    _require_trump(round_)
+    if not bid_can_change(game, round_, seat):
+        raise RulesRejected([rules.Problem(P.NOT_BIDDERS_TURN, "seat", seat)])
+    game_rules = rules_of(game)
+    bids = bids_of(round_) | {seat: bid}
+    refused, _flagged = rules.validate_bid_change(
+        game_rules,
+        round_.number,
+        round_.hand_size,
+        round_.dealer,
+        bids,
+        seat,
+        sheet_of(game).totals,
+    )
+    _check(refused)
+    _entry(round_, seat).bid = bid
+
+
+def flagged_bids(game: Game, round_: Round) -> tuple[rules.Problem, ...]:
+    """The bids of the round being played that break the bid rule now (a bid changed before
+    them made them forbidden): to be changed before the round is saved."""
+    bids = bids_of(round_)
+    if round_.state == RoundState.SCORED or rules.bids_are_secret(
+        rules_of(game), False, round_.state == RoundState.BIDDING
+    ):
+        return ()
+    problems = rules.validate_bids(
+        rules_of(game), round_.number, round_.hand_size, round_.dealer, bids, sheet_of(game).totals
+    )
+    return tuple(p for p in problems if p.code == P.FORBIDDEN_BID)
+
+
 def record_bids(game: Game, round_: Round, bids: Mapping[int, int | None]) -> None:
     """All bids at once (hidden or secret reveal): those not made yet on the players' own
     phones. A sealed bid stands; the table, which cannot see it, may not send one for that

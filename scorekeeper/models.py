@@ -110,6 +110,8 @@ class ChangeAction(StrEnum):
     # One player's bid from their own phone in a hidden or secret round (sealed until all are in).
     SEAL_BID = "seal_bid"
     TAKE_BACK_BID = "take_back_bid"
+    # A bid already made in the round being played, changed (tapped on the table screen).
+    CHANGE_BID = "change_bid"
     WEREWOLF = "werewolf"
     RECORD_ROUND = "record_round"
     EDIT_ROUND = "edit_round"

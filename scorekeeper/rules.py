@@ -1433,6 +1433,43 @@ def bids_are_secret(rules: GameRules, scored: bool, bidding: bool = False) -> bo
     return rules.bid_reveal is BidReveal.HIDDEN and bidding and not scored
 
 
+def bid_can_change(
+    rules: GameRules, bids: Mapping[int, int | None], seat: int, bidding: bool
+) -> bool:
+    """Whether ``seat``'s bid, already made in the round being played, may be changed (a
+    mis-tap noticed later): only a bid that is shown, so never with Jester bid (nobody bids),
+    never a secret bid, and a hidden one only once all are revealed (``bidding`` is over)."""
+    if rules.jester_bid or bids_are_secret(rules, False, bidding):
+        return False
+    return bids.get(seat) is not None
+
+
+def validate_bid_change(
+    rules: GameRules,
+    round_number: int,
+    hand_size: int,
+    dealer: int,
+    bids: Mapping[int, int | None],
+    seat: int,
+    totals_before: Sequence[int],
+) -> tuple[tuple[Problem, ...], tuple[Problem, ...]]:
+    """Check a change of ``seat``'s bid (``bids`` hold the new one): the problems that refuse
+    it, and those it only flags.
+
+    Every bid is checked again with the others (see :func:`validate_bids`); a bid still to
+    come is no problem. The changed bid itself is refused when it breaks a rule (the forbidden
+    bid when ``seat`` bids last); a later bid that the change makes forbidden is flagged, to
+    be changed in turn, since that player bid in good faith.
+    """
+    found = [
+        problem
+        for problem in validate_bids(rules, round_number, hand_size, dealer, bids, totals_before)
+        if problem.code != ProblemCode.BID_MISSING
+    ]
+    flagged = tuple(p for p in found if p.code == ProblemCode.FORBIDDEN_BID and p.seat != seat)
+    return tuple(p for p in found if p not in flagged), flagged
+
+
 def validate_cloud(
     hand_size: int, bids: Mapping[int, int | None], seat: int, new_bid: int
 ) -> tuple[Problem, ...]:

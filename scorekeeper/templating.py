@@ -19,6 +19,7 @@ def init_app(app: Flask) -> None:
     """Register the template globals and filters on ``app``."""
     app.jinja_env.filters.update(
         names_list=formats.names_list,
+        markup_list=formats.markup_list,
         signed=formats.signed,
         trump_symbols_hidden=messages.trump_symbols_hidden,
         one_decimal=formats.one_decimal,
@@ -30,6 +31,7 @@ def init_app(app: Flask) -> None:
         GameStatus=GameStatus,
         ChangeAction=ChangeAction,
         action_label=history.action_label,
+        undo_phrase=history.undo_phrase,
         status_label=history.status_label,
         trump_label=messages.trump_label,
         trump_symbol=messages.trump_symbol,

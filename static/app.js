@@ -3,6 +3,19 @@
 (function () {
   "use strict";
 
+  // --- htmx, fetched just after the first paint (a frame, then a task): the page and its
+  // largest text paint without waiting for it, and the load event still waits for it. ---
+  var htmxSource = document.currentScript && document.currentScript.dataset.htmx;
+  if (htmxSource && !window.htmx) {
+    window.requestAnimationFrame(function () {
+      window.setTimeout(function () {
+        var script = document.createElement("script");
+        script.src = htmxSource;
+        document.head.appendChild(script);
+      }, 0);
+    });
+  }
+
   // --- A failed request is visible, and the entries stay on the page for a retry. ---
   function statusBox() { return document.getElementById("net-status"); }
   function showProblem(text) {

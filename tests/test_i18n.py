@@ -332,3 +332,95 @@ def test_no_visible_string_is_outside_the_catalogues(pseudo_app):
         if words:
             leaks[where] = sorted(set(words))
     assert leaks == {}
+
+
+# --- as a native player writes: typography, no English left, punctuation in the catalogue ---
+
+TEMPLATES = ROOT / "templates"
+# A translated text, then a punctuation mark written by the template beside it ("}}:",
+# "</a>:"), or a mark written before a translated text: the mark belongs in the message,
+# where French puts its no-break space before it.
+TRANSLATED = r"\{\{-?\s*(?:_|gettext|ngettext|pgettext)\((?:[^{}]|\{[^{}]*\})*?\)[^{}]*?-?\}\}"
+HARD_CODED_MARK = re.compile(
+    rf"{TRANSLATED}(?:</[a-z]+>)*[ \t]*[:;!?](?=[\s<]|$)|(?<![:/\w])[:;!?][ \t]*{TRANSLATED}"
+)
+# In French a mark : ; ! ? that ends a phrase follows a no-break space (U+00A0 before ":",
+# the narrow U+202F before ; ! ?; either is accepted before each).
+FRENCH_MARK = re.compile(r"(?<![\u00a0\u202f])([:;!?])(?=\s|$|<|\))")
+# Words a language writes as English does: names of the game and its cards, file formats,
+# and words that are that language's own ("Total" in Portuguese, "Standard" in German).
+SAME_AS_ENGLISH = {
+    "all": {
+        "Wizard Scorekeeper",
+        "%(trump)s (%(card)s)",
+        "Maximus",
+        "Gizzard / Fester",
+        "CSV",
+        "JSON",
+    },
+    "pt": {"Total", "Backup"},
+    "es": {"Total"},
+    "it": {"Password", "Standard", "Backup"},
+    "de": {"Status", "Standard", "Saboteur", "Live"},
+    "fr": {"Page", "Pages", "Standard", "Dragon", "Saboteur", "Points", "Total", "Date"},
+}
+
+
+def hard_coded_marks(source: str) -> list[str]:
+    return [match.group(0) for match in HARD_CODED_MARK.finditer(source)]
+
+
+def french_marks_without_space(text: str) -> list[str]:
+    # "://" of an address and "12:30" are not the end of a phrase.
+    return [
+        text[max(0, m.start() - 12) : m.end() + 1]
+        for m in FRENCH_MARK.finditer(text)
+        if not (m.group(1) == ":" and text[m.end() : m.end() + 2] == "//")
+    ]
+
+
+def test_the_checks_catch_what_they_are_for():
+    assert hard_coded_marks('<span>{{ _("Dealer") }}: <strong>x</strong></span>')
+    assert hard_coded_marks('<a href="x">{{ _("Round %(n)s", n=1) }}</a>:')
+    assert hard_coded_marks('<li><a>x</a>: {{ _("past games") }}</li>')
+    assert hard_coded_marks('<p>{{ _("Dealer: %(name)s", name=x) }}</p>') == []
+    assert hard_coded_marks('value="{{ cause }}:{{ suit }}"') == []
+    assert french_marks_without_space("Donneur: Amélie")
+    assert french_marks_without_space("Vraiment ?")
+    assert not french_marks_without_space("Donneur\u00a0: Amélie, https://x, 12:30")
+
+
+def test_no_template_writes_punctuation_beside_translated_text():
+    found = {
+        str(path.relative_to(ROOT)): marks
+        for path in sorted(TEMPLATES.rglob("*.html"))
+        if (marks := hard_coded_marks(path.read_text(encoding="utf-8")))
+    }
+    assert not found, f"put the mark inside the message (French spaces it): {found}"
+
+
+def test_every_french_mark_has_its_no_break_space():
+    missing = {}
+    for message in catalogue("fr"):
+        if not message.id:
+            continue
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for translated in strings:
+            if bad := french_marks_without_space(translated):
+                missing[str(message.id)] = bad
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_nothing_is_left_in_english(language):
+    allowed = SAME_AS_ENGLISH["all"] | SAME_AS_ENGLISH[language]
+    left = []
+    for message in catalogue(language):
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if not ids[0] or not re.search(r"[A-Za-z]{2}", ids[0]):
+            continue
+        same = any(s == ids[min(i, len(ids) - 1)] for i, s in enumerate(strings))
+        if same and ids[0] not in allowed:
+            left.append(ids[0])
+    assert not left, f"{language}: still in English: {left}"

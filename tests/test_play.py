@@ -259,7 +259,7 @@ def test_jester_bid_skips_bidding(ctx, client):
     trump(client, game_id, 1)
     page = text(client.get(f"/games/{game_id}"))
     assert "Tricks" in page
-    assert "bid-button" not in page
+    assert 'class="bid-button' not in page
     assert tricks(client, game_id, 1, {0: 1, 1: 0, 2: 0}).status_code == 303
     assert sheet_totals(client, game_id) == [-10, 20, 20]
 

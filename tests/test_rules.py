@@ -26,6 +26,7 @@ from scorekeeper.rules import (
     Suit,
     TieBreak,
     TrumpCause,
+    bid_can_change,
     bid_order,
     bids_are_secret,
     cards_left_to_turn,
@@ -45,6 +46,7 @@ from scorekeeper.rules import (
     score_sheet,
     trump_choice,
     trump_suits_allowed,
+    validate_bid_change,
     validate_bids,
     validate_cloud,
     validate_round,
@@ -855,6 +857,44 @@ def test_forbidden_bid_is_rejected_with_seat_value_hand_size_rule_and_bids_so_fa
         ),
     )
     assert problems[0].values["rule"] == BidRule.PLUS_MINUS_ONE
+
+
+def test_a_changed_last_bid_that_makes_the_bids_even_is_refused_with_the_reason():
+    # ±1, 5 cards, dealer 3 bids last after 1 + 1 + 1: 2 would make the bids add up to 5.
+    refused, flagged = validate_bid_change(GameRules(4), 5, 5, 3, {0: 1, 1: 1, 2: 1, 3: 2}, 3, ())
+    assert codes(refused) == ["forbidden_bid"]
+    assert refused[0].seat == 3
+    assert flagged == ()
+
+
+def test_a_changed_earlier_bid_that_makes_the_last_bid_forbidden_flags_it():
+    # Seat 0 changes 2 → 1: the dealer's 2 now makes the bids even; it is flagged, not refused.
+    refused, flagged = validate_bid_change(GameRules(4), 5, 5, 3, {0: 1, 1: 1, 2: 1, 3: 2}, 0, ())
+    assert refused == ()
+    assert codes(flagged) == ["forbidden_bid"]
+    assert flagged[0].seat == 3
+
+
+def test_a_changed_bid_before_the_others_have_bid_and_out_of_range():
+    rules = GameRules(4, bid_rule=CAN)
+    assert validate_bid_change(rules, 5, 5, 3, {0: 3}, 0, (0, 0, 0, 30)) == ((), ())
+    refused, _flagged = validate_bid_change(rules, 5, 5, 3, {0: 6}, 0, ())
+    assert codes(refused) == ["bid_out_of_range"]
+
+
+@pytest.mark.parametrize(
+    ("rules", "bids", "bidding", "allowed"),
+    [
+        (GameRules(4), {0: 1}, True, True),
+        (GameRules(4), {0: None}, True, False),
+        (GameRules(4, jester_bid=True), {0: 0}, False, False),
+        (GameRules(4, bid_rule=BidRule.FREE, bid_reveal=BidReveal.SECRET), {0: 1}, False, False),
+        (GameRules(4, bid_rule=BidRule.FREE, bid_reveal=BidReveal.HIDDEN), {0: 1}, True, False),
+        (GameRules(4, bid_rule=BidRule.FREE, bid_reveal=BidReveal.HIDDEN), {0: 1}, False, True),
+    ],
+)
+def test_a_bid_made_may_change_while_it_is_shown(rules, bids, bidding, allowed):
+    assert bid_can_change(rules, bids, 0, bidding) is allowed
 
 
 def test_canadian_leading_last_bidder_may_still_bid_zero():

@@ -152,7 +152,7 @@ def test_pressing_enter_adds_the_name_typed_and_otherwise_changes_nothing(client
     response = post(client, as_htmx, action="enter", seats=["Ann"], plan_rounds="7")
     assert response.status_code == 200
     assert seats_of(response) == ["Ann"]
-    assert "field-error" not in text(response)
+    assert 'class="field-error' not in text(response)
 
 
 def test_roster_players_are_tap_to_add_buttons(client, app, as_htmx):

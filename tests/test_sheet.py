@@ -71,4 +71,4 @@ def test_a_sheet_without_rounds_says_so(client, ctx):
     for path in (f"/games/{game_id}/sheet", f"/history/{game_id}"):
         page = client.get(path).get_data(as_text=True)
         assert "No round has been scored yet." in page
-        assert "is-winner" not in page
+        assert not re.search(r'class="[^"]*is-winner', page), "no cell marked as the winner's"

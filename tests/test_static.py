@@ -24,7 +24,7 @@ from tests.play_helpers import trump
 STATIC = PROJECT_ROOT / "static"
 YEAR = 365 * 24 * 60 * 60
 HASHED = re.compile(r"^/static/(?:[\w-]+/)*[\w.-]+\.[0-9a-f]{12}\.\w+$")
-STATIC_URL = re.compile(r'(?:href|src)="(/static/[^"]+)"')
+STATIC_URL = re.compile(r'(?:href|src|data-htmx)="(/static/[^"]+)"')
 
 
 def decoded(response) -> bytes:
@@ -72,19 +72,21 @@ def test_pages_name_static_files_by_content_hash_kept_a_year(client):
 
 def test_the_hash_is_that_of_the_contents(client):
     page = client.get("/").get_data(as_text=True)
-    (css,) = (url for url in STATIC_URL.findall(page) if url.endswith(".css"))
-    digest = hashlib.sha256(served("app.css")).hexdigest()[:12]
-    assert css == f"/static/app.{digest}.css"
+    (script,) = (url for url in STATIC_URL.findall(page) if "/app." in url)
+    digest = hashlib.sha256(served("app.js")).hexdigest()[:12]
+    assert script == f"/static/app.{digest}.js"
+    assert f"<style>{served('app.css').decode()}</style>" in page, "the stylesheet as served"
 
 
 def test_the_offline_page_names_the_files_the_service_worker_keeps(client):
     """The service worker caches the offline notice with the plain names of its KEEP list:
     the notice names those, so it still has its stylesheet and scripts without a network."""
     keep = keep_list()
-    assert "/static/app.css" in keep
+    assert "/static/app.js" in keep
     page = client.get("/offline").get_data(as_text=True)
     named = STATIC_URL.findall(page)
-    assert "/static/app.css" in named
+    assert "/static/app.js" in named
+    assert "<style>" in page, "its stylesheet is inline: kept with the notice itself"
     assert set(named) - {"/static/icon-192.png"} <= set(keep)
     for url in keep:
         with client.get(url) as response:

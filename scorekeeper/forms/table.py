@@ -61,6 +61,12 @@ class BidForm(GameWriteForm):
     bid = WholeNumberField(validators=[InputRequired(_l("Tap a bid."))])
 
 
+class ChangeBidForm(GameWriteForm):
+    """A bid already made, changed: the seat is the address's, the new bid the button's."""
+
+    bid = WholeNumberField(validators=[InputRequired(_l("Tap a bid."))])
+
+
 class SeatBidForm(GameWriteForm):
     """A bid from a player's own phone: the seat is the link's, never a field."""
 

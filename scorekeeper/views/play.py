@@ -77,15 +77,18 @@ def _write(
     *,
     rounds_touched: list[int] | None = None,
     sealed: bool = False,
+    screen: dict[str, Any] | None = None,
 ) -> Response:
     """A write from the round screen: answered with the table, or a redirect to it.
 
     ``sealed``: hidden or secret bids, which stand on the current version when only other
-    players' sealed bids came in since the page was shown (:func:`sealed_basis`)."""
+    players' sealed bids came in since the page was shown (:func:`sealed_basis`). ``screen``:
+    what a refused entry's table shows besides (the bid pad of the bid being changed)."""
+    screen = screen or {}
     game = load_game(game_id)
     choices = forms.posted_choices(form)
     if not form.validate_on_submit():
-        return render_table(game, 422, errors=form.messages(), choices=choices)
+        return render_table(game, 422, errors=form.messages(), choices=choices, **screen)
     if (recorded := changes.applied_change(form.request_key.data)) is not None:
         if resent_with_other_values(form, recorded):
             return render_table(game, 409, notice=str(RESENT))
@@ -109,6 +112,7 @@ def _write(
             errors=form.messages(),
             notice=refusal.notice,
             choices=choices,
+            **(screen if refusal.status == 422 else {}),
         )
     return done(game_id)
 
@@ -171,6 +175,32 @@ def bids(game_id: int, number: int) -> Response:
             game, round_, forms.seat_values(form, "bid", players)
         ),
         sealed=True,
+    )
+
+
+@bp.route("/<int:game_id>/rounds/<int:number>/bids/<int:seat>", methods=["GET", "POST"])
+def change_bid(game_id: int, number: int, seat: int) -> Response:
+    """A bid already made in the round being played: tapped, it shows the bid pad for that
+    player (GET); the new bid is checked again with every other bid and stored (POST)."""
+    if request.method == "GET":
+        game = load_game(game_id)
+        round_ = gameplay.open_round(game)
+        if (
+            round_ is None
+            or round_.number != number
+            or not gameplay.bid_can_change(game, round_, seat)
+        ):
+            notice = _("This bid can no longer be changed.")
+            return render_table(game, 404, notice=notice)
+        return render_table(game, changing_seat=seat)
+    form = forms.ChangeBidForm()
+    return _write(
+        game_id,
+        number,
+        form,
+        ChangeAction.CHANGE_BID,
+        lambda game, round_: gameplay.change_bid(game, round_, seat, form.bid.data),
+        screen={"changing_seat": seat},
     )
 
 

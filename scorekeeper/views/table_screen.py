@@ -19,6 +19,7 @@ from ..models import Change, ChangeAction, Game, GameStatus, RoundState
 from ..queries import reload_game
 from ..records import player_names, round_records, rules_of, sheet_of
 from ..visitor_marks import new_request_key
+from ..wording import history
 
 
 def table_context(
@@ -27,9 +28,11 @@ def table_context(
     errors: dict[str, list[str]] | None = None,
     notice: str | None = None,
     choices: Choices | None = None,
+    changing_seat: int | None = None,
 ) -> dict[str, Any]:
     """Everything the round screen shows. ``choices`` are the inputs shown as chosen (a
-    refused entry comes back as it was posted)."""
+    refused entry comes back as it was posted); ``changing_seat``: the player whose bid was
+    tapped to change it (the bid pad for them instead of the step)."""
     game_rules = rules_of(game)
     names = player_names(game)
     sheet = sheet_of(game)
@@ -53,9 +56,13 @@ def table_context(
         "choices": choices or {},
         "request_key": new_request_key,
         "undo_change": changes.undoable(game),
+        "undone": history.undone_notice(game, names),
         "flags": rules.flagged_rounds(game_rules, round_records(game)),
         "winner_names": [names[seat] for seat in sheet.winners],
         "dealer_can_change": False,
+        "changing_seat": None,
+        "changeable": {},
+        "flagged_bids": (),
     }
     if round_ is None or step == gameplay.Step.CLOSED:
         return context
@@ -93,7 +100,12 @@ def table_context(
         "secret": secret,
         "has_bid": {seat: bid is not None for seat, bid in stored_bids.items()},
         "dealer_can_change": gameplay.dealer_can_change(game_rules, round_),
+        # Each bid made that a tap may change, and the bids a change made forbidden.
+        "changeable": {seat: gameplay.bid_can_change(game, round_, seat) for seat in bids},
+        "flagged_bids": gameplay.flagged_bids(game, round_),
     }
+    if changing_seat is not None and context["changeable"].get(changing_seat):
+        context["changing_seat"] = changing_seat
     return context
 
 

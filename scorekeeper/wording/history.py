@@ -37,6 +37,7 @@ ACTION_LABELS = {
     ChangeAction.BIDS: _l("Bids"),
     ChangeAction.SEAL_BID: _l("Bid from a phone"),
     ChangeAction.TAKE_BACK_BID: _l("Bid taken back"),
+    ChangeAction.CHANGE_BID: _l("Bid changed"),
     ChangeAction.WEREWOLF: _l("Werewolf changed the trump"),
     ChangeAction.RECORD_ROUND: _l("Round recorded"),
     ChangeAction.EDIT_ROUND: _l("Round corrected"),
@@ -54,6 +55,7 @@ STEP_ACTIONS = frozenset(
         ChangeAction.BIDS,
         ChangeAction.SEAL_BID,
         ChangeAction.TAKE_BACK_BID,
+        ChangeAction.CHANGE_BID,
         ChangeAction.WEREWOLF,
     }
 )
@@ -175,6 +177,8 @@ def steps_summary(actions: Iterable[str]) -> str:
             words.append(ngettext("%(num)d bid from a phone", "%(num)d bids from phones", count))
         elif action == ChangeAction.TAKE_BACK_BID:
             words.append(ngettext("%(num)d bid taken back", "%(num)d bids taken back", count))
+        elif action == ChangeAction.CHANGE_BID:
+            words.append(ngettext("%(num)d bid changed", "%(num)d bids changed", count))
         elif action == ChangeAction.WEREWOLF:
             words.append(_("Werewolf"))
     return ", ".join(words)
@@ -422,6 +426,125 @@ def correction_parts(
     return parts
 
 
+def _change_bid(change: Change | FullChange, names: Sequence[str]) -> str | None:
+    number, was, now = _round_pair(change)
+    changed = _seat_changes(was, now, "bids")
+    if len(changed) != 1:
+        return None
+    seat, old, new = changed[0]
+    return _(
+        "Round %(number)d: %(name)s's bid %(before)s\u00a0→ %(after)s",
+        number=number,
+        name=_name(seat, names),
+        before=_number(old),
+        after=_number(new),
+    )
+
+
+# --- what Undo takes back, in words --------------------------------------------------------
+
+
+def _one_seat(change: Change | FullChange, key: str = "bids") -> tuple[int, Any, Any] | None:
+    """The one seat whose ``key`` the change changed, with before and after; else None.
+
+    A stored change keeps only the seats that changed (``{"2": 1}``); a whole snapshot has
+    the list of every seat."""
+    _number, was, now = _round_pair(change)
+    old, new = was.get(key), now.get(key)
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        changed = [
+            (int(seat), old.get(seat), new.get(seat))
+            for seat in sorted(old.keys() | new.keys(), key=int)
+            if old.get(seat) != new.get(seat)
+        ]
+    else:
+        changed = _seat_changes(was, now, key)
+    return changed[0] if len(changed) == 1 else None
+
+
+def undo_phrase(change: Change | FullChange, names: Sequence[str]) -> str:
+    """What undoing ``change`` takes back, as the words after "Undo:" or "Undone:" — naming
+    the player when the change was one player's ("Ana's bid of 2 in round 3")."""
+    try:
+        phrase = _undo_phrase(change, names)
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+        phrase = None
+    if phrase:
+        return phrase
+    if change.round_number is not None:
+        return _(
+            "%(action)s (round %(number)d)",
+            action=action_label(change.action),
+            number=change.round_number,
+        )
+    return action_label(change.action)
+
+
+def _undo_phrase(change: Change | FullChange, names: Sequence[str]) -> str | None:
+    action, number = change.action, change.round_number
+    if action in (ChangeAction.BID, ChangeAction.CHANGE_BID, ChangeAction.TAKE_BACK_BID):
+        one = _one_seat(change)
+        if one is None:
+            return None
+        seat, old, new = one
+        name = _name(seat, names)
+        if action == ChangeAction.BID:
+            return _(
+                "%(name)s's bid of %(bid)s in round %(number)d", name=name, bid=new, number=number
+            )
+        if action == ChangeAction.CHANGE_BID:
+            return _(
+                "%(name)s's bid %(before)s\u00a0→ %(after)s in round %(number)d",
+                name=name,
+                before=_number(old),
+                after=_number(new),
+                number=number,
+            )
+        return _("taking back %(name)s's bid in round %(number)d", name=name, number=number)
+    if action == ChangeAction.SEAL_BID:
+        # Who, never what: the bid is sealed until the last one is in.
+        one = _one_seat(change)
+        if one is None:
+            return None
+        return _(
+            "the bid from %(name)s's phone in round %(number)d",
+            name=_name(one[0], names),
+            number=number,
+        )
+    phrases = {
+        ChangeAction.BIDS: lambda: _("the bids of round %(number)d", number=number),
+        ChangeAction.SET_TRUMP: lambda: _("the trump of round %(number)d", number=number),
+        ChangeAction.WEREWOLF: lambda: _(
+            "the Werewolf's trump in round %(number)d", number=number
+        ),
+        ChangeAction.CHANGE_DEALER: lambda: _("the new dealer of round %(number)d", number=number),
+        ChangeAction.RECORD_ROUND: lambda: _(
+            "the tricks and scores of round %(number)d", number=number
+        ),
+        ChangeAction.EDIT_ROUND: lambda: _("the correction of round %(number)d", number=number),
+        ChangeAction.EDIT_PLAN: lambda: _("the change of the round plan"),
+        ChangeAction.ABANDON: lambda: _("abandoning the game"),
+    }
+    if action not in phrases or (number is None and action not in _GAME_WIDE):
+        return None
+    return phrases[action]()
+
+
+_GAME_WIDE = frozenset({ChangeAction.EDIT_PLAN, ChangeAction.ABANDON})
+
+
+def undone_notice(game: Game, names: Sequence[str]) -> str | None:
+    """What the game's latest change undid, in words ("Undone: Ana's bid of 2 in round 3"),
+    when its latest change is an undo; else None."""
+    if not game.changes or game.changes[-1].action != ChangeAction.UNDO:
+        return None
+    undoes = (game.changes[-1].after or {}).get("undoes")
+    undone = next((c for c in game.changes if c.version == undoes), None)
+    if undone is None:
+        return None
+    return _("Undone: %(what)s", what=undo_phrase(undone, names))
+
+
 def _undo(change: Change | FullChange, names: Sequence[str]) -> str:
     undone = (change.after or {}).get("undone_action")
     what = action_label(undone) if isinstance(undone, str) else _("a change")
@@ -448,6 +571,7 @@ _DESCRIBE: dict[ChangeAction, Callable[[Change | FullChange, Sequence[str]], str
     ChangeAction.BIDS: _bids,
     ChangeAction.SEAL_BID: _seal_bid,
     ChangeAction.TAKE_BACK_BID: _take_back_bid,
+    ChangeAction.CHANGE_BID: _change_bid,
     ChangeAction.RECORD_ROUND: _record_round,
     ChangeAction.EDIT_ROUND: _edit_round,
     ChangeAction.UNDO: _undo,
