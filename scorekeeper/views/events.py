@@ -96,17 +96,17 @@ def new_event() -> Response:
             del form.seats.data[index]
     elif verb == "create":
         return _create(form, roster)
-    return render("events/new.html", status, **_setup_context(form))
+    return render("events/new.html", None, status, **_setup_context(form))
 
 
 def _create(form: forms.NewEventForm, roster: dict[str, str]) -> Response:
     if (form.new_name.data or "").strip() and not form.add_player(form.new_name.data, roster):
-        return render("events/new.html", 422, **_setup_context(form))
+        return render("events/new.html", None, 422, **_setup_context(form))
     if not form.validate():
-        return render("events/new.html", 422, **_setup_context(form))
+        return render("events/new.html", None, 422, **_setup_context(form))
     template = form.rules_template()
     if template is None:
-        return render("events/new.html", 422, **_setup_context(form))
+        return render("events/new.html", None, 422, **_setup_context(form))
     day = form.event_day()
     assert day is not None  # validated above
     try:
@@ -122,7 +122,7 @@ def _create(form: forms.NewEventForm, roster: dict[str, str]) -> Response:
         )
     except service.EventRefused as refused:
         form.add_message(refused.field, refused.message)
-        return render("events/new.html", 422, **_setup_context(form))
+        return render("events/new.html", None, 422, **_setup_context(form))
     return redirect(url_for("events.page", event_id=event.id), 303)
 
 
