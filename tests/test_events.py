@@ -383,3 +383,45 @@ def test_finishing_takes_the_final_standings(client, event_id):
     assert all(t.counted_version is not None for t in tables(event_id))
     assert count(EventTable) == 3
     assert {g.status for g in games(event_id)} == {GameStatus.FINISHED}
+
+
+def test_a_backup_carries_the_event_and_restores_it_losslessly(client, event_id, tmp_path):
+    from scorekeeper import create_app
+    from scorekeeper.exchange.events import event_records
+    from tests.conftest import make_config
+
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    client.post(f"/events/{event_id}/start")
+    play_session(client, event_id)
+    leaver = db.session.get(Event, event_id).players[3].player_id
+    client.post(f"/events/{event_id}/leave", data={"player": leaver})
+    client.post(f"/events/{event_id}/draw", data={"seed": "3"})
+    backup = client.get("/history/backup.json").data
+    assert b'"events":[' in backup
+    original = event_records()
+    results = client.get(f"/events/{event_id}/results.json").data
+
+    other = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'o.sqlite'}"))
+    with other.app_context():
+        db.create_all()
+    fresh = other.test_client()
+    response = fresh.post(
+        "/history/restore",
+        data={"backup": (__import__("io").BytesIO(backup), "backup.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code in (200, 303), text(response)
+    with other.app_context():
+        assert event_records() == original
+        restored_id = db.session.scalars(sa.select(Event.id)).one()
+        # Restoring the same file again adds nothing.
+        fresh.post(
+            "/history/restore",
+            data={"backup": (__import__("io").BytesIO(backup), "backup.json")},
+            content_type="multipart/form-data",
+        )
+        assert count(Event) == 1
+        assert fresh.get(f"/events/{restored_id}/results.json").data == results
+        assert fresh.get("/history/backup.json").data == backup
+        db.session.remove()
+        db.engine.dispose()
