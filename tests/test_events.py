@@ -425,3 +425,54 @@ def test_a_backup_carries_the_event_and_restores_it_losslessly(client, event_id,
         assert fresh.get("/history/backup.json").data == backup
         db.session.remove()
         db.engine.dispose()
+
+
+def test_draw_swap_and_start_on_each_database(db_ctx):
+    from scorekeeper import events as service
+    from scorekeeper.reports import events as plan
+
+    template = rules.GameRules(
+        players=4, plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=2), bid_rule="free"
+    ).to_dict()
+    with db_ctx.test_request_context():
+        event = service.create_event(
+            name="Night",
+            day=__import__("datetime").date(2026, 12, 1),
+            names=NAMES,
+            table_size=4,
+            session_count=2,
+            rules_template=template,
+            method="placement",
+            request_key="k1",
+        )
+        again = service.create_event(
+            name="Night",
+            day=__import__("datetime").date(2026, 12, 1),
+            names=NAMES,
+            table_size=4,
+            session_count=2,
+            rules_template=template,
+            method="placement",
+            request_key="k1",
+        )
+        assert again.id == event.id
+        session = service.draw_session(event.id, 77)
+        seating = [[s.player_id for s in t.seats] for t in session.tables]
+        a, b = seating[0][0], seating[1][0]
+        service.swap_players(event.id, a, b)
+        db.session.expire_all()
+        loaded = service.load_event(event.id)
+        swapped = [[s.player_id for s in t.seats] for t in loaded.sessions[-1].tables]
+        assert swapped[0][0] == b
+        assert swapped[1][0] == a
+        plan.check_seating(tuple(map(tuple, swapped)))
+        service.start_session(event.id)
+        service.start_session(event.id)
+        assert count(Game) == 3
+        with pytest.raises(service.EventRefused) as refused:
+            service.draw_session(event.id)
+        assert refused.value.field == "seed"
+        assert count(EventSession) == 1
+        found = service.board_version(loaded.board_token)
+        assert found is not None
+        assert found[0] == event.id
