@@ -99,7 +99,7 @@ def set_up(url: str, options: dict, rounds: int) -> tuple[str, list[tuple[int, i
 
 
 def wrk(port: int, path: str, seconds: float, headers: dict[str, str]) -> tuple[float, int]:
-    command = ["wrk", "-t2", "-c16", f"-d{seconds}s", "--latency"]
+    command = ["wrk", "-t2", "-c16", f"-d{max(1, round(seconds))}s", "--latency"]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     output = subprocess.run(

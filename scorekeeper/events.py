@@ -11,12 +11,14 @@ write stores nothing.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 import sqlalchemy as sa
+from cachetools import LRUCache
 from sqlalchemy.orm import selectinload
 
 from . import gameplay, rules
@@ -41,6 +43,24 @@ from .models import utcnow as now
 from .records import rules_of, sheet_of
 from .reports import events as plan
 from .wording import messages
+
+# Score sheets by game and version: a game's sheet is the same until its version moves, so a
+# board rendered again after one table's save scores only that table's game again.
+_SHEETS: LRUCache[tuple[str, int], rules.ScoreSheet] = LRUCache(maxsize=1024)
+_SHEETS_LOCK = threading.Lock()
+
+
+def game_sheet(game: Game) -> rules.ScoreSheet:
+    """The game's score sheet (see :func:`scorekeeper.records.sheet_of`), kept per version."""
+    key = (game.uid, game.version)
+    with _SHEETS_LOCK:
+        found = _SHEETS.get(key)
+    if found is None:
+        found = sheet_of(game)
+        with _SHEETS_LOCK:
+            _SHEETS[key] = found
+    return found
+
 
 MAX_EVENT_PLAYERS = 60
 MAX_SESSIONS = 20
@@ -90,24 +110,29 @@ def event_by_token(token: str) -> Event:
     return db.first_or_404(event_query().where(Event.board_token == token))
 
 
+# Built once: the board's polls run it several times a second, and building the statement
+# each time cost as much as running it.
+_BOARD_VERSION = (
+    sa.select(
+        Event.id,
+        Event.version,
+        sa.func.coalesce(sa.func.sum(Game.version), 0),
+        sa.func.count(Game.id),
+    )
+    .select_from(Event)
+    .outerjoin(EventSession, EventSession.event_id == Event.id)
+    .outerjoin(EventTable, EventTable.session_id == EventSession.id)
+    .outerjoin(Game, Game.id == EventTable.game_id)
+    .where(Event.board_token == sa.bindparam("token"))
+    .group_by(Event.id, Event.version)
+)
+
+
 def board_version(token: str) -> tuple[int, str] | None:
     """The event's id and a version of everything its board shows, in one small query: the
     event's own version and the sum of its games' versions (each write of a game raises its
     version, so the sum moves with every saved round, correction or undo)."""
-    row = db.session.execute(
-        sa.select(
-            Event.id,
-            Event.version,
-            sa.func.coalesce(sa.func.sum(Game.version), 0),
-            sa.func.count(Game.id),
-        )
-        .select_from(Event)
-        .outerjoin(EventSession, EventSession.event_id == Event.id)
-        .outerjoin(EventTable, EventTable.session_id == EventSession.id)
-        .outerjoin(Game, Game.id == EventTable.game_id)
-        .where(Event.board_token == token)
-        .group_by(Event.id, Event.version)
-    ).first()
+    row = db.session.execute(_BOARD_VERSION, {"token": token}).first()
     if row is None:
         return None
     return row[0], f"{row[1]}.{row[2]}.{row[3]}"
@@ -177,7 +202,7 @@ def table_progress(event: Event, table: EventTable) -> TableProgress:
     planned = rules_for(event, len(names)).round_count if names else 0
     if game is None:
         return TableProgress(table.number, names, None, "waiting", 0, planned, (), (), False)
-    sheet = sheet_of(game)
+    sheet = game_sheet(game)
     game_names = [seat.player.name for seat in game.seats]
     top = sheet.leaders if sheet.rows else ()
     corrected = table.counted_version is not None and table.counted_version != game.version
@@ -204,7 +229,7 @@ def counted_games(event: Event) -> list[plan.TableGame]:
             game = table.game
             if game is None:
                 continue
-            sheet = sheet_of(game)
+            sheet = game_sheet(game)
             seats = tuple(
                 plan.GameSeat(
                     player=seat.player_id,

@@ -362,10 +362,11 @@ def standings(
         )
     position = {player: index for index, player in enumerate(order)}
     lines.sort(key=lambda line: (_negated(line.sort_key), position[line.player]))
-    ranked = []
-    for line in lines:
-        better = sum(other.sort_key > line.sort_key for other in lines)
-        ranked.append(_with_rank(line, better + 1))
+    # Sorted best first: a line equal to the one before shares its rank (1, 2, 2, 4).
+    ranked: list[Standing] = []
+    for index, line in enumerate(lines):
+        tied = ranked and ranked[-1].sort_key == line.sort_key
+        ranked.append(_with_rank(line, ranked[-1].rank if tied else index + 1))
     return tuple(ranked)
 
 

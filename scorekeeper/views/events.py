@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from cachetools import LRUCache
 from flask import (
     Blueprint,
     Response,
@@ -23,7 +25,7 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_decimal
+from flask_babel import format_decimal, get_timezone
 
 from .. import events as service
 from .. import rules
@@ -32,6 +34,7 @@ from ..forms import events as forms
 from ..forms.base import Form
 from ..forms.setup import NAME_MAX_LENGTH
 from ..i18n import gettext as _
+from ..i18n import locale_name
 from ..models import Event
 from ..queries import roster_by_games_played
 from ..reports import events as plan
@@ -40,6 +43,10 @@ from .addresses import public_url, qr_svg
 from .rendering import kept_html, render
 
 bp = Blueprint("events", __name__)
+
+# The boards last rendered in this process, by version, language and address (see _board).
+_RENDERED: LRUCache[tuple[str, ...], str] = LRUCache(maxsize=32)
+_RENDERING = threading.Lock()
 
 
 # --- setting up ----------------------------------------------------------------------------
@@ -355,6 +362,15 @@ def _board(token: str, part: str, template: str) -> Response:
         return response
 
     def make() -> str:
+        # One render per version in this process: the viewers whose polls arrive together
+        # after a save wait for it instead of each scoring the whole event again.
+        key = (etag, template, locale_name(), str(get_timezone()), request.host, request.path)
+        with _RENDERING:
+            if (done := _RENDERED.get(key)) is None:
+                done = _RENDERED[key] = render_board()
+        return done
+
+    def render_board() -> str:
         event = service.load_event(event_id)
         context = event_context(event) | {
             "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
