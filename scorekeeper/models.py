@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -590,3 +590,136 @@ def _committed(session: Session) -> None:
 @event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_CHANGED, None)
+
+
+# --- events: an evening or a tournament of several tables ------------------------------------
+
+
+class Event(db.Model):
+    """A club night or tournament: its players split into tables for each session, every
+    table's game an ordinary game, standings over all of them (:mod:`scorekeeper.events`).
+
+    ``rules`` are the rules every table plays, without the number of players (each table's
+    size gives it). ``version`` goes up with every change of the event itself (a draw, a
+    swap, a start, a player leaving): the board's ETag names it with its games' versions."""
+
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    uid: Mapped[str] = mapped_column(sa.String(36), unique=True, default=lambda: str(uuid.uuid4()))
+    name: Mapped[str] = mapped_column(sa.String(80))
+    day: Mapped[date]
+    table_size: Mapped[int] = mapped_column(sa.SmallInteger)
+    session_count: Mapped[int] = mapped_column(sa.SmallInteger)
+    rules: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    method: Mapped[str] = mapped_column(sa.String(16))
+    # Secret part of the read-only board link.
+    board_token: Mapped[str] = mapped_column(
+        sa.String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    version: Mapped[int] = mapped_column(default=1)
+    created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    # The "Create event" request: a double tap finds the event it made.
+    request_key: Mapped[str | None] = mapped_column(sa.String(64), unique=True)
+
+    players: Mapped[list[EventPlayer]] = relationship(
+        order_by="EventPlayer.position", cascade="all, delete-orphan"
+    )
+    sessions: Mapped[list[EventSession]] = relationship(
+        order_by="EventSession.number", cascade="all, delete-orphan", back_populates="event"
+    )
+
+    __table_args__ = (
+        sa.CheckConstraint("table_size >= 3 AND table_size <= 6", name="table_size_range"),
+        sa.CheckConstraint("session_count >= 1 AND session_count <= 20", name="sessions_range"),
+        sa.CheckConstraint("method IN ('placement', 'score')", name="method_known"),
+        sa.CheckConstraint("length(name) > 0", name="event_name_not_empty"),
+    )
+
+
+class EventPlayer(db.Model):
+    """A player of an event; ``active`` is false once they left (they keep their games)."""
+
+    __tablename__ = "event_players"
+
+    event_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("events.id", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(sa.SmallInteger)
+    active: Mapped[bool] = mapped_column(default=True)
+
+    player: Mapped[Player] = relationship()
+
+
+class EventSession(db.Model):
+    """One round of play of an event: its seating drawn from ``seed``, then its games."""
+
+    __tablename__ = "event_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(sa.ForeignKey("events.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(sa.SmallInteger)
+    seed: Mapped[int]
+    drawn_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    # When the standings after it were taken (the next session drawn, or the event finished).
+    ended_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+
+    event: Mapped[Event] = relationship(back_populates="sessions")
+    tables: Mapped[list[EventTable]] = relationship(
+        order_by="EventTable.number", cascade="all, delete-orphan", back_populates="session"
+    )
+
+    __table_args__ = (
+        sa.UniqueConstraint("event_id", "number"),
+        sa.CheckConstraint("number >= 1", name="session_number_positive"),
+    )
+
+
+class EventTable(db.Model):
+    """One table of a session: its seats, then its game. ``counted_version`` is the game's
+    version when the session ended (a later correction shows as a change of the standings)."""
+
+    __tablename__ = "event_tables"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(sa.ForeignKey("event_sessions.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(sa.SmallInteger)
+    game_id: Mapped[int | None] = mapped_column(
+        sa.ForeignKey("games.id", ondelete="SET NULL"), unique=True
+    )
+    counted_version: Mapped[int | None]
+
+    session: Mapped[EventSession] = relationship(back_populates="tables")
+    seats: Mapped[list[EventSeat]] = relationship(
+        order_by="EventSeat.position", cascade="all, delete-orphan"
+    )
+    game: Mapped[Game | None] = relationship()
+
+    __table_args__ = (
+        sa.UniqueConstraint("session_id", "number"),
+        sa.CheckConstraint("number >= 1", name="table_number_positive"),
+    )
+
+
+class EventSeat(db.Model):
+    """A player's seat at a table of a session: one seat per player per session."""
+
+    __tablename__ = "event_seats"
+
+    table_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("event_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True)
+    # Repeated from the table, so the schema itself refuses a player at two tables.
+    session_id: Mapped[int] = mapped_column(sa.ForeignKey("event_sessions.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id"), index=True)
+
+    player: Mapped[Player] = relationship()
+
+    __table_args__ = (
+        sa.UniqueConstraint("session_id", "player_id"),
+        sa.CheckConstraint("position >= 0 AND position < 6", name="event_seat_range"),
+    )

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from .. import queries, records, rules, snapshots
 from ..extensions import db
 from ..models import Change, ChangeAction, Game, Player, RoundState
+from .events import event_records
 from .schema import FORMAT, VERSION
 
 # Characters a spreadsheet reads as the start of a formula (OWASP "CSV injection"). A first
@@ -250,7 +251,12 @@ def _line(record: Any) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def file_chunks(kind: str, players: Iterable[dict], games: Iterable[dict]) -> Iterator[str]:
+def file_chunks(
+    kind: str,
+    players: Iterable[dict],
+    games: Iterable[dict],
+    events: Iterable[dict] | None = None,
+) -> Iterator[str]:
     """A file's text in pieces, in its fixed layout: the envelope's keys in a fixed order
     (format, version, kind, players, games), then one line per player and one per game, each
     with its keys sorted. The same data always gives the same bytes."""
@@ -265,12 +271,21 @@ def file_chunks(kind: str, players: Iterable[dict], games: Iterable[dict]) -> It
     for game in games:
         yield separator + _line(game)
         separator = ",\n"
+    if events is not None:
+        # After the games: a restore adds the events once their games are in.
+        yield '\n],\n"events":['
+        separator = "\n"
+        for event in events:
+            yield separator + _line(event)
+            separator = ",\n"
     yield "\n]}\n"
 
 
 def dumps(data: Mapping) -> str:
     """A whole file as text, in the layout :func:`file_chunks` writes."""
-    return "".join(file_chunks(data.get("kind", "backup"), data["players"], data["games"]))
+    return "".join(
+        file_chunks(data.get("kind", "backup"), data["players"], data["games"], data.get("events"))
+    )
 
 
 def game_json(game: Game) -> str:
@@ -317,7 +332,7 @@ def backup_chunks() -> Iterator[str]:
             # What was loaded is let go: the session keeps only what is referenced.
             loaded.clear()
 
-    yield from file_chunks("backup", players, games())
+    yield from file_chunks("backup", players, games(), event_records())
 
 
 def backup_json() -> str:

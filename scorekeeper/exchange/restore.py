@@ -55,6 +55,7 @@ from ..models import (
 )
 from ..wording import messages
 from . import reading
+from .events import EventsProblem, restore_events
 from .schema import (
     FORMAT,
     MAX_ERRORS_READ,
@@ -935,7 +936,26 @@ def _forbidden_only_by_totals(game_rules: rules.GameRules, record: rules.RoundRe
 def restore(data: dict) -> ImportResult:
     """Add the players and games of a whole, checked file that are not here yet, in the
     caller's transaction (a restore reads a file one game at a time: :func:`import_file`)."""
-    return _write(data["players"], iter(data["games"]), data["version"])
+    result = _write(data["players"], iter(data["games"]), data["version"])
+    _restore_events(data.get("events"))
+    return result
+
+
+def _restore_events(records: Any) -> None:
+    """The file's events, after its players and games (:mod:`.events`)."""
+    try:
+        restore_events(records)
+    except EventsProblem as problem:
+        raise ImportProblem(problem.problems) from None
+
+
+def _file_events(stream: BinaryIO) -> Any:
+    """The file's ``events`` (None in a file without them), read after its games."""
+    stream.seek(0)
+    for key, value in _values(stream):
+        if key == "events":
+            return value
+    return None
 
 
 def _write(players: list[dict], games: Iterator[dict], version: int) -> ImportResult:
@@ -1189,6 +1209,7 @@ def import_file(source: bytes | BinaryIO) -> ImportResult:
         try:
             with sqlite_write_lock():
                 result = _write(head.players, _games(stream), head.version)
+                _restore_events(_file_events(stream))
                 db.session.commit()
         except sa.exc.IntegrityError:
             db.session.rollback()

@@ -40,6 +40,9 @@ OPEN_ENDPOINTS = frozenset(
         "main.service_worker",
         "live.page",
         "live.board",
+        # An event's read-only board, for the projector and everyone's phone.
+        "events.board",
+        "events.board_part",
         # A player's own phone: the seat link's token is the key (it bids for that seat only).
         "seat.page",
         "seat.pad",

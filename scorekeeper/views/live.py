@@ -5,25 +5,22 @@ answer carries the game's version as its ETag, and a poll whose ``If-None-Match`
 matches gets an empty 304 after one small query.
 """
 
-import contextlib
-import ipaddress
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-import segno
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from ..models import Game
 from ..queries import live_version, load_game, seat_links
+from .addresses import ANNOUNCED_FILE, public_url, remember_announced
+from .addresses import qr_svg as _qr
 from .rendering import kept_html, render, viewer_tag
 from .table_screen import table_context
 
 bp = Blueprint("live", __name__)
 
-# The address `flask announce` printed at start (the LAN address), kept in the instance folder.
-ANNOUNCED_FILE = "announced_url"
+# Kept importable from here (the CLI and tests name them so).
+__all__ = ["ANNOUNCED_FILE", "remember_announced"]
 
 
 def _etag(game_id: int, version: int, part: str) -> str:
@@ -85,71 +82,6 @@ def board(token: str) -> Response:
     return _serve(token, "board", "live/_board.html")
 
 
-def remember_announced(instance_path: str, url: str) -> None:
-    """Keep the address announced at start, for links opened at localhost (best effort)."""
-    with contextlib.suppress(OSError):
-        (Path(instance_path) / ANNOUNCED_FILE).write_text(url + "\n", encoding="utf-8")
-
-
-def _announced() -> str | None:
-    try:
-        text = (Path(current_app.instance_path) / ANNOUNCED_FILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text.strip() or None
-
-
-def _is_loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _port(parts: Any) -> int:
-    try:
-        port = parts.port
-    except ValueError:
-        return -1
-    return port or (443 if parts.scheme == "https" else 80)
-
-
-def public_base() -> str | None:
-    """The address other phones reach this app at, when the request's own is not it:
-    ``PUBLIC_URL`` when the host set one, else — for a page opened at localhost — the address
-    ``flask announce`` printed for the same port. None: the request's address is right (behind
-    a proxy, ProxyFix made it so)."""
-    if configured := current_app.config.get("PUBLIC_URL"):
-        return str(configured)
-    here = urlsplit(request.host_url)
-    if not _is_loopback(here.hostname):
-        return None
-    announced = _announced()
-    if announced is None:
-        return None
-    there = urlsplit(announced)
-    if there.scheme not in ("http", "https") or not there.hostname:
-        return None
-    # An address announced for another server (another port) is not this one's.
-    return announced if _port(there) == _port(here) else None
-
-
-def public_url(endpoint: str, **values: Any) -> str:
-    """An absolute link for another phone (see :func:`public_base`)."""
-    base = public_base()
-    if base is None:
-        return url_for(endpoint, _external=True, **values)
-    path = url_for(endpoint, **values)
-    root = request.script_root
-    if root and path.startswith(root):
-        path = path[len(root) :]
-    return base.rstrip("/") + path
-
-
 @bp.get("/games/<int:game_id>/share")
 def share(game_id: int) -> Response:
     """The live link for the other phones, as text and as a QR code; and each player's own
@@ -163,12 +95,3 @@ def share(game_id: int) -> Response:
         seat_url = public_url("seat.page", token=token) if token else None
         phones.append((seat.position, seat.player.name, seat_url, _qr(seat_url)))
     return render("live/share.html", game=game, url=url, qr=_qr(url), phones=phones)
-
-
-def _qr(url: str | None) -> str | None:
-    # No fixed size: the SVG scales to its box through its viewBox.
-    if url is None:
-        return None
-    return segno.make(url, error="m").svg_inline(
-        border=2, dark="#1d232b", light="#ffffff", omitsize=True
-    )

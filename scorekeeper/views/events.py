@@ -1,0 +1,497 @@
+"""Events: set one up, draw each session's seating, start the tables' games, the board for a
+projector, and the results with every game (CSV and JSON).
+
+Every write is a real form posting to its own address; a refusal comes back as the event
+page with the message next to the input (422), a success redirects to the page (303).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import threading
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from cachetools import LRUCache
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_babel import format_decimal, get_timezone
+
+from .. import events as service
+from .. import rules
+from ..exchange.export import neutralise
+from ..forms import events as forms
+from ..forms.base import Form
+from ..forms.setup import NAME_MAX_LENGTH
+from ..i18n import gettext as _
+from ..i18n import locale_name
+from ..models import Event
+from ..queries import roster_by_games_played
+from ..reports import events as plan
+from ..wording import messages
+from .addresses import public_url, qr_svg
+from .rendering import kept_html, render
+
+bp = Blueprint("events", __name__)
+
+# The boards last rendered in this process, by version, language and address (see _board).
+_RENDERED: LRUCache[tuple[str, ...], str] = LRUCache(maxsize=32)
+_RENDERING = threading.Lock()
+
+
+# --- setting up ----------------------------------------------------------------------------
+
+
+def _setup_context(form: forms.NewEventForm) -> dict[str, Any]:
+    roster = roster_by_games_played()
+    listed = {p.name_key for p in roster if p.name in form.seats.data}
+    return {
+        "form": form,
+        "roster": [player for player in roster if player.name_key not in listed],
+        "max_players": forms.MAX_EVENT_PLAYERS,
+        "name_max_length": NAME_MAX_LENGTH,
+        "plan_kinds": [kind for kind in rules.PlanKind if kind != rules.PlanKind.CUSTOM],
+        "bid_rules": list(rules.BidRule),
+        "methods": list(plan.Method),
+        "method_name": method_label,
+        "sizes": _sizes_preview(form),
+    }
+
+
+def _sizes_preview(form: forms.NewEventForm) -> tuple[int, ...]:
+    if len(form.seats.data) < plan.MIN_TABLE:
+        return ()
+    return plan.table_sizes(len(form.seats.data), form.preferred_size())
+
+
+@bp.get("/events")
+def index() -> Response:
+    return render("events/index.html", events=service.recent_events())
+
+
+@bp.route("/events/new", methods=["GET", "POST"])
+def new_event() -> Response:
+    form = forms.NewEventForm()
+    if request.method == "GET":
+        return render("events/new.html", **_setup_context(form))
+    roster = {p.name_key: p.name for p in roster_by_games_played()}
+    action = form.action.data or ""
+    if action == "enter":
+        action = "add" if (form.new_name.data or "").strip() else ""
+    verb, _sep, argument = action.partition(":")
+    status = 200
+    if verb == "add":
+        if form.add_player(argument or form.new_name.data, roster):
+            if not argument:
+                form.new_name.data = ""
+            form.focus_name = not argument
+        else:
+            status = 422
+    elif verb == "remove":
+        index = forms.whole_number(argument, 0, forms.MAX_EVENT_PLAYERS)
+        if index is not None and index < len(form.seats.data):
+            del form.seats.data[index]
+    elif verb == "create":
+        return _create(form, roster)
+    return render("events/new.html", None, status, **_setup_context(form))
+
+
+def _create(form: forms.NewEventForm, roster: dict[str, str]) -> Response:
+    if (form.new_name.data or "").strip() and not form.add_player(form.new_name.data, roster):
+        return render("events/new.html", None, 422, **_setup_context(form))
+    if not form.validate():
+        return render("events/new.html", None, 422, **_setup_context(form))
+    template = form.rules_template()
+    if template is None:
+        return render("events/new.html", None, 422, **_setup_context(form))
+    day = form.event_day()
+    assert day is not None  # validated above
+    try:
+        event = service.create_event(
+            name=form.event_name(),
+            day=day,
+            names=form.names(),
+            table_size=form.preferred_size(),
+            session_count=form.sessions(),
+            rules_template=template,
+            method=form.method.data or plan.Method.PLACEMENT,
+            request_key=form.request_key.data,
+        )
+    except service.EventRefused as refused:
+        form.add_message(refused.field, refused.message)
+        return render("events/new.html", None, 422, **_setup_context(form))
+    return redirect(url_for("events.page", event_id=event.id), 303)
+
+
+# --- the organiser's page ------------------------------------------------------------------
+
+
+def _points(event: Event, points: Fraction) -> str:
+    if event.method == plan.Method.SCORE:
+        return format_decimal(int(points), format="#,##0")
+    return format_decimal(float(points), format="0.00")
+
+
+def standings_rows(event: Event) -> list[dict[str, Any]]:
+    names = service.player_names(event)
+    return [
+        {
+            "rank": line.rank,
+            "name": names.get(line.player, "?"),
+            "player_id": line.player,
+            "points": _points(event, line.points),
+            "games": line.games,
+            "score": line.score,
+            "bids_met": line.bids_met,
+            "bid_sum": line.bid_sum,
+        }
+        for line in service.event_standings(event)
+    ]
+
+
+def event_context(event: Event) -> dict[str, Any]:
+    """Everything the organiser's page, the board and the results show of an event."""
+    latest = service.latest_session(event)
+    sessions = [
+        {
+            "session": session,
+            "tables": [service.table_progress(event, table) for table in session.tables],
+            "over": service.session_over(session),
+        }
+        for session in event.sessions
+    ]
+    drawn = latest is not None and latest.started_at is None
+    playing = latest is not None and latest.started_at is not None
+    playing = playing and not service.session_over(latest)
+    next_number = (latest.number + (0 if drawn else 1)) if latest else 1
+    return {
+        "event": event,
+        "sessions": sessions,
+        "latest": latest,
+        "drawn": drawn,
+        "playing": playing,
+        "can_draw": event.finished_at is None
+        and not playing
+        and (drawn or next_number <= event.session_count),
+        "can_finish": event.finished_at is None
+        and latest is not None
+        and service.session_over(latest),
+        "next_number": next_number,
+        "standings": standings_rows(event),
+        "corrected": service.corrected_tables(event),
+        "active": [e for e in event.players if e.active],
+        "left": [e for e in event.players if not e.active],
+        "rules_text": messages.rules_summary(service.rules_for(event, event.table_size)),
+        "method_label": method_label(event.method),
+    }
+
+
+def method_label(method: str) -> str:
+    if method == plan.Method.SCORE:
+        return _("Sum of game scores")
+    return _("Placement points: the share of the table beaten, ties sharing")
+
+
+def _page_context(event: Event) -> dict[str, Any]:
+    context = event_context(event)
+    board_url = public_url("events.board", token=event.board_token)
+    links = {}
+    if context["latest"] is not None:
+        for table in context["latest"].tables:
+            if table.game_id is not None:
+                url = public_url("play.table", game_id=table.game_id)
+                links[table.number] = (url, qr_svg(url))
+    return context | {
+        "board_url": board_url,
+        "board_qr": qr_svg(board_url),
+        "table_links": links,
+        "draw_form": forms.DrawForm(),
+        "swap_form": forms.SwapForm(),
+        "arrive_form": forms.ArriveForm(),
+        "leave_form": forms.LeaveForm(),
+        "button_form": forms.EventButtonForm(),
+    }
+
+
+def _event_page(event_id: int, status: int = 200, **forms_given: Form) -> Response:
+    event = service.load_event(event_id)
+    return render("events/page.html", None, status, **(_page_context(event) | forms_given))
+
+
+@bp.get("/events/<int:event_id>")
+def page(event_id: int) -> Response:
+    return _event_page(event_id)
+
+
+def _write(
+    event_id: int,
+    form: Form,
+    name: str,
+    action: Callable[[], object],
+    anchor: str,
+) -> Response:
+    """Run one organiser's write: the page again with the message on a refusal (422)."""
+    if not form.validate():
+        return _event_page(event_id, 422, **{name: form})
+    try:
+        action()
+    except service.EventRefused as refused:
+        form.add_message(refused.field, refused.message)
+        return _event_page(event_id, 422, **{name: form})
+    return redirect(url_for("events.page", event_id=event_id, _anchor=anchor), 303)
+
+
+@bp.post("/events/<int:event_id>/draw")
+def draw(event_id: int) -> Response:
+    service.load_event(event_id)
+    form = forms.DrawForm()
+    return _write(
+        event_id,
+        form,
+        "draw_form",
+        lambda: service.draw_session(event_id, form.chosen_seed()),
+        "seating",
+    )
+
+
+@bp.post("/events/<int:event_id>/swap")
+def swap(event_id: int) -> Response:
+    service.load_event(event_id)
+    form = forms.SwapForm()
+    return _write(
+        event_id,
+        form,
+        "swap_form",
+        lambda: service.swap_players(event_id, *form.players()),
+        "seating",
+    )
+
+
+@bp.post("/events/<int:event_id>/start")
+def start(event_id: int) -> Response:
+    service.load_event(event_id)
+    form = forms.EventButtonForm()
+    return _write(event_id, form, "button_form", lambda: service.start_session(event_id), "tables")
+
+
+@bp.post("/events/<int:event_id>/finish")
+def finish(event_id: int) -> Response:
+    service.load_event(event_id)
+    form = forms.EventButtonForm()
+    return _write(
+        event_id, form, "button_form", lambda: service.finish_event(event_id), "standings"
+    )
+
+
+@bp.post("/events/<int:event_id>/arrive")
+def arrive(event_id: int) -> Response:
+    service.load_event(event_id)
+    form = forms.ArriveForm()
+    return _write(
+        event_id,
+        form,
+        "arrive_form",
+        lambda: service.player_arrives(event_id, form.typed_name()),
+        "players",
+    )
+
+
+@bp.post("/events/<int:event_id>/leave")
+def leave(event_id: int) -> Response:
+    service.load_event(event_id)
+    form = forms.LeaveForm()
+    return _write(
+        event_id,
+        form,
+        "leave_form",
+        lambda: service.player_leaves(event_id, form.player_id()),
+        "players",
+    )
+
+
+@bp.post("/events/<int:event_id>/return")
+def come_back(event_id: int) -> Response:
+    service.load_event(event_id)
+    form = forms.LeaveForm()
+    return _write(
+        event_id,
+        form,
+        "leave_form",
+        lambda: service.player_returns(event_id, form.player_id()),
+        "players",
+    )
+
+
+@bp.get("/events/<int:event_id>/cards")
+def cards(event_id: int) -> Response:
+    """Printable table cards: each table's players, its link and QR code."""
+    event = service.load_event(event_id)
+    latest = service.latest_session(event)
+    if latest is None or latest.started_at is None:
+        abort(404, description=_("Start the session's games first: then each table has a card."))
+    cards = []
+    for table in latest.tables:
+        url = public_url("play.table", game_id=table.game_id)
+        cards.append((service.table_progress(event, table), url, qr_svg(url)))
+    return render("events/cards.html", event=event, session=latest, cards=cards)
+
+
+# --- the board (read-only, polls itself) ---------------------------------------------------
+
+
+def _board(token: str, part: str, template: str) -> Response:
+    found = service.board_version(token)
+    if found is None:
+        abort(404)
+    event_id, version = found
+    etag = f"event-{part}-{event_id}-{version}"
+    if etag in request.if_none_match:
+        response = Response(status=304)
+        response.set_etag(etag)
+        response.cache_control.no_cache = True
+        return response
+
+    def make() -> str:
+        # One render per version in this process: the viewers whose polls arrive together
+        # after a save wait for it instead of each scoring the whole event again.
+        key = (etag, template, locale_name(), str(get_timezone()), request.host, request.path)
+        with _RENDERING:
+            if (done := _RENDERED.get(key)) is None:
+                done = _RENDERED[key] = render_board()
+        return done
+
+    def render_board() -> str:
+        event = service.load_event(event_id)
+        context = event_context(event) | {
+            "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
+            "part_url": url_for("events.board_part", token=token),
+            "board_etag": f'"{etag.replace("-" + part + "-", "-part-")}"',
+        }
+        return render_template(template, **context)
+
+    # The same for every viewer until something changes: rendered once per version.
+    response = Response(kept_html((etag, template), make))
+    response.set_etag(etag)
+    response.cache_control.no_cache = True
+    return response
+
+
+@bp.get("/events/board/<token>")
+def board(token: str) -> Response:
+    """The event board for a projector: every table's progress and the standings."""
+    return _board(token, "page", "events/board.html")
+
+
+@bp.get("/events/board/<token>/part")
+def board_part(token: str) -> Response:
+    """The part of the board that polls."""
+    return _board(token, "part", "events/_board.html")
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+@bp.get("/events/<int:event_id>/results")
+def results(event_id: int) -> Response:
+    event = service.load_event(event_id)
+    return render("events/results.html", **event_context(event))
+
+
+def results_data(event: Event) -> dict[str, Any]:
+    """The event's standings and every game, as the JSON export gives them."""
+    names = service.player_names(event)
+    return {
+        "event": {
+            "uid": event.uid,
+            "name": event.name,
+            "day": event.day.isoformat(),
+            "table_size": event.table_size,
+            "sessions": event.session_count,
+            "method": event.method,
+            "rules": event.rules,
+            "finished": event.finished_at is not None,
+        },
+        "standings": [
+            {
+                "rank": line.rank,
+                "player": names.get(line.player),
+                "points": str(line.points),
+                "games": line.games,
+                "score": line.score,
+                "bids_met": line.bids_met,
+                "bid_sum": line.bid_sum,
+            }
+            for line in service.event_standings(event)
+        ],
+        "games": [
+            {
+                "session": session.number,
+                "table": progress.number,
+                "game_uid": progress.game.uid if progress.game else None,
+                "status": progress.status,
+                "rounds_scored": progress.scored,
+                "rounds_planned": progress.planned,
+                "players": list(progress.names),
+                "totals": list(progress.totals),
+            }
+            for session in event.sessions
+            for progress in (service.table_progress(event, t) for t in session.tables)
+        ],
+    }
+
+
+@bp.get("/events/<int:event_id>/results.json")
+def results_json(event_id: int) -> Response:
+    event = service.load_event(event_id)
+    response = current_app.json.response(results_data(event))
+    response.headers["Content-Disposition"] = f'attachment; filename="event-{event.id}.json"'
+    return response
+
+
+@bp.get("/events/<int:event_id>/results.csv")
+def results_csv(event_id: int) -> Response:
+    event = service.load_event(event_id)
+    data = results_data(event)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["rank", "player", "points", "games", "score", "bids_met", "bid_sum"])
+    for line in data["standings"]:
+        points = Fraction(line["points"])
+        writer.writerow(
+            [
+                line["rank"],
+                neutralise(line["player"] or ""),
+                f"{float(points):.4f}" if event.method == plan.Method.PLACEMENT else line["score"],
+                line["games"],
+                line["score"],
+                line["bids_met"],
+                line["bid_sum"],
+            ]
+        )
+    writer.writerow([])
+    writer.writerow(["session", "table", "status", "rounds", "player", "total"])
+    for game in data["games"]:
+        for name, total in zip(game["players"], game["totals"] or [None] * 6, strict=False):
+            writer.writerow(
+                [
+                    game["session"],
+                    game["table"],
+                    game["status"],
+                    f"{game['rounds_scored']}/{game['rounds_planned']}",
+                    neutralise(name),
+                    total if total is not None else "",
+                ]
+            )
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="event-{event.id}.csv"'
+    return response
