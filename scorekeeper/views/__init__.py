@@ -3,7 +3,7 @@
 from flask import Flask
 
 from .. import templating
-from . import access, history, ladder, live, main, play, players, rendering, seat, setup
+from . import access, history, ladder, live, main, paper, play, players, rendering, seat, setup
 
 
 def register(app: Flask) -> None:
@@ -19,3 +19,4 @@ def register(app: Flask) -> None:
     app.register_blueprint(ladder.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(seat.bp)
+    app.register_blueprint(paper.bp)
