@@ -14,6 +14,9 @@ from scorekeeper.models import Change, ChangeAction, Game, GameStatus
 from scorekeeper.records import sheet_of
 from tests.factories import make_game
 
+# The pseudo-language app of the catalogue test (fixtures), to crawl the paper pages too.
+from tests.test_i18n import extracted, pseudo_app, visible_words  # noqa: F401
+
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 SETUP = {
     "seat_1": "Ann",
@@ -252,3 +255,31 @@ def test_canadian_is_checked_against_the_totals_before_each_round(app, client):
             b, t = bids[s], tricks[s]
             totals[s] += 20 + 10 * t if b == t else -10 * abs(b - t)
     assert flagged == expected
+
+
+# --- every word translated ----------------------------------------------------------------
+
+
+def test_no_visible_string_of_the_paper_pages_is_outside_the_catalogues(pseudo_app):  # noqa: F811
+    client = pseudo_app.test_client()
+    setup = SETUP | {"seat_4": "Dan"}  # the names the crawl allows
+    rounds, _ = paper_sheet()
+    rounds[4] = ([1, 1, 1, 2], rounds[4][1])
+    stored = client.post("/paper/new", data=setup | grid(rounds) | {"action": "store"})
+    bad = setup | grid(rounds) | {"action": "store", "bid_4_1": "9", "tricks_7_2": "x"}
+    pages = {
+        "blank form": client.get("/paper/blank"),
+        "blank sheet": client.get("/paper/blank", query_string=setup),
+        "blank refused": client.get("/paper/blank", query_string={"seat_1": "Ann"}),
+        "entry": client.get("/paper/new"),
+        "grid": client.post("/paper/new", data=setup | {"action": "check"}),
+        "refused": client.post("/paper/new", data=bad),
+        "stored sheet": client.get(stored.headers["Location"]),
+        "player": client.get("/players/1"),
+    }
+    leaks = {}
+    for where, response in pages.items():
+        words = visible_words(response.get_data(as_text=True))
+        if words:
+            leaks[where] = sorted(set(words))
+    assert leaks == {}
