@@ -183,17 +183,25 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
         "trump_choices": forms.TRUMP_CHOICES,
     }
     context.update(extra)
+    # Where the keyboard starts: the first cell with a message, else the grid's first cell
+    # when nothing is typed yet (the grid was just shown).
+    cells_with_messages = [key for key in context["cell_messages"] if not key.startswith("row")]
+    context["focus_cell"] = cells_with_messages[0] if cells_with_messages else None
+    if context["focus_cell"] is None and context["rows"] and not _typed(request.form):
+        context["focus_cell"] = forms.cell_name("bid", 1, 0)
     # The rounds with a message: a line under each shows them next to their cells.
     context["message_rounds"] = {int(key.split("_")[1]) for key in context["cell_messages"]}
     return render("paper/new.html", None, status, **context)
 
 
 def _trump_choice_label(value: str) -> str:
+    """An option of a round's trump: the suit's name first, so that typing its first letter
+    picks it ("h" for Hearts), then its symbol."""
     if value == forms.NOT_NOTED:
         return "–"
     if value == forms.NO_TRUMP:
         return _("No trump")
-    return messages.trump_label(value)
+    return f"{messages.suit_name(value)} {messages.trump_symbol(value)}"
 
 
 @bp.route("/new", methods=["GET", "POST"])
@@ -260,6 +268,11 @@ def new() -> Response:
         request_digest=form.digest(),
     )
     return redirect(url_for("paper.sheet", game_id=game.id, stored=1), 303)
+
+
+def _typed(posted: Any) -> bool:
+    """Whether any cell of the grid holds something."""
+    return any(key.startswith(("bid_", "tricks_")) and value for key, value in posted.items())
 
 
 def _typed_rounds(cells: list[forms.RoundCells]) -> set[int]:
