@@ -283,3 +283,14 @@ def test_no_visible_string_of_the_paper_pages_is_outside_the_catalogues(pseudo_a
         if words:
             leaks[where] = sorted(set(words))
     assert leaks == {}
+
+
+def test_a_custom_plan_is_read_and_a_huge_one_refused(client):
+    custom = SETUP | {"action": "check", "plan": "custom", "plan_custom": "1, 3, 5"}
+    response = client.post("/paper/new", data=custom)
+    assert response.status_code == 200
+    assert len(re.findall(r'class="paper-input"', response.get_data(as_text=True))) == 3 * 8
+    huge = custom | {"plan_custom": "1 " * 5000}
+    response = client.post("/paper/new", data=huge)
+    assert response.status_code == 422
+    assert errors(response) == {"plan-error": "A plan has at most 60 rounds."}

@@ -33,6 +33,8 @@ SEATS = range(1, rules.MAX_PLAYERS + 1)
 # both are as easy to write down, so all are offered).
 PLAN_KINDS = tuple(rules.PlanKind)
 DEFAULT_ROUNDS = "5"
+# The most rounds a custom plan on paper may have (a sheet's grid is one page of the form).
+MAX_CUSTOM_ROUNDS = 60
 # What a trump cell may say: not noted, a suit, or no trump.
 NOT_NOTED = ""
 NO_TRUMP = "none"
@@ -143,6 +145,11 @@ class SheetSetupForm(Form):
             return rules.RoundPlan(kind=kind, rounds=rounds)
         if kind == rules.PlanKind.CUSTOM:
             words = (self.plan_custom.data or "").replace(",", " ").replace(";", " ").split()
+            if len(words) > MAX_CUSTOM_ROUNDS:
+                self.add_message(
+                    "plan", _("A plan has at most %(max)d rounds.", max=MAX_CUSTOM_ROUNDS)
+                )
+                return None
             sizes = [whole_number(word) for word in words]
             if not sizes or None in sizes:
                 self.add_message(
