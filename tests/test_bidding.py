@@ -226,4 +226,4 @@ def test_the_player_page_says_what_stands_out(client, app):
     page = client.get("/players/1").get_data(as_text=True)
     assert "How Ann bids" in page
     assert "Ann bid over with 8 cards or more: 100% of the missed bids (13 of 13)." in page
-    assert "Over-bid with 20 cards" in page
+    assert "Over-bid with 8 cards" in page

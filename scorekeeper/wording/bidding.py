@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask_babel import format_percent
 
 from ..i18n import gettext as _
+from ..i18n import ngettext
 from ..reports import bidding
 
 
@@ -25,8 +26,10 @@ def place_label(place: bidding.PositionTally) -> str:
 def direction_label(loss: bidding.Loss) -> str:
     """A kind of miss: over- or under-bid, at a number of cards."""
     if loss.direction == "over":
-        return _("Over-bid with %(cards)d cards", cards=loss.hand_size)
-    return _("Under-bid with %(cards)d cards", cards=loss.hand_size)
+        return ngettext(
+            "Over-bid with %(num)d card", "Over-bid with %(num)d cards", loss.hand_size
+        )
+    return ngettext("Under-bid with %(num)d card", "Under-bid with %(num)d cards", loss.hand_size)
 
 
 def finding_sentence(finding: bidding.Finding, name: str) -> str:
