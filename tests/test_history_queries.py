@@ -49,6 +49,8 @@ URLS = (
     "/players/1",
     "/players/1?date_from=2024-05-01&date_to=2030-01-01",
     "/players/",
+    "/paper/games/1",
+    "/paper/blank?seat_1=Ann&seat_2=Bob&seat_3=Cy",
 )
 
 
