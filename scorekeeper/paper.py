@@ -66,6 +66,17 @@ def dealers(game_rules: rules.GameRules, first_dealer: int) -> list[int]:
     ]
 
 
+def bids_as_played(
+    game_rules: rules.GameRules, dealer: int, typed: Sequence[int | None]
+) -> tuple[int | None, ...]:
+    """The bids of a round as the rules have them: with Jester bid everyone who bids bid
+    zero (the sheet has nothing to say); with Saboteur the dealer's empty cell is no bid."""
+    bidders = set(rules.bid_order(game_rules, dealer))
+    if game_rules.jester_bid:
+        return tuple(0 if seat in bidders else None for seat in range(len(typed)))
+    return tuple(typed)
+
+
 def check_sheet(
     game_rules: rules.GameRules, first_dealer: int, rounds: Sequence[PaperRound]
 ) -> SheetCheck:
@@ -81,7 +92,7 @@ def check_sheet(
             number=paper.number,
             hand_size=sizes[paper.number - 1],
             dealer=dealer,
-            bids=paper.bids,
+            bids=bids_as_played(game_rules, dealer, paper.bids),
             tricks=paper.tricks,  # type: ignore[arg-type]
         )
         problems = rules.validate_round(game_rules, record, totals)
@@ -116,8 +127,9 @@ def _save_round(game: Game, round_: Round, paper: PaperRound, played_at: datetim
     """Fill in one round as the sheet has it, score it, and deal the next (or finish)."""
     game_rules = rules.GameRules.from_dict(game.rules)
     round_.trump_cause, round_.trump = _trump_of(game_rules, round_.number, paper.trump)
+    bids = bids_as_played(game_rules, round_.dealer, paper.bids)
     for entry in round_.entries:
-        entry.bid = paper.bids[entry.seat]
+        entry.bid = bids[entry.seat]
         entry.tricks = paper.tricks[entry.seat]
     round_.state = RoundState.SCORED
     if round_.number == 1:

@@ -294,3 +294,26 @@ def test_a_custom_plan_is_read_and_a_huge_one_refused(client):
     response = client.post("/paper/new", data=huge)
     assert response.status_code == 422
     assert errors(response) == {"plan-error": "A plan has at most 60 rounds."}
+
+
+def test_saboteur_and_jester_bid_sheets(app, client):
+    # Saboteur: the dealer has no bid cell and scores 20; Jester bid: every bid is zero.
+    setup = SETUP | {"plan": "first_n", "plan_rounds": "2", "bid_rule": "free"}
+    saboteur = setup | {"saboteur": "y", "action": "store"}
+    # Round 1 (Bob deals, 1 card), round 2 (Cy deals, 2 cards).
+    cells = {"bid_1_0": "1", "bid_1_2": "0", "bid_1_3": "0", "bid_2_0": "0", "bid_2_1": "1"}
+    cells |= {"bid_2_3": "1"}
+    tricks = {"tricks_1_0": "1", "tricks_1_1": "0", "tricks_1_2": "0", "tricks_1_3": "0"}
+    tricks |= {"tricks_2_0": "0", "tricks_2_1": "1", "tricks_2_2": "0", "tricks_2_3": "1"}
+    grid_page = client.post("/paper/new", data=setup | {"saboteur": "y", "action": "check"})
+    assert 'name="bid_1_1"' not in grid_page.get_data(as_text=True)
+    response = client.post("/paper/new", data=saboteur | cells | tricks)
+    assert response.status_code == 303
+    jester = setup | {"jester_bid": "y", "action": "store", "played_on": "2024-03-03"}
+    response = client.post("/paper/new", data=jester | tricks)
+    assert response.status_code == 303
+    with app.app_context():
+        first, second = db.session.scalars(sa.select(Game).order_by(Game.id))
+        assert list(sheet_of(first).totals) == [50, 50, 40, 50]
+        assert [[c.bid for c in row.cells] for row in sheet_of(second).rows] == [[0] * 4] * 2
+        assert list(sheet_of(second).totals) == [10, 10, 40, 10]

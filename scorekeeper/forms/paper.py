@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any, ClassVar
 
-from wtforms import HiddenField, SelectField, StringField
+from wtforms import BooleanField, HiddenField, SelectField, StringField
 from wtforms.fields import DateField, TimeField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired
@@ -73,6 +73,8 @@ class SheetSetupForm(Form):
     )
     plan_rounds = StringField(_l("Rounds (first rounds only)"), default=DEFAULT_ROUNDS)
     plan_custom = StringField(_l("Cards per round (custom)"))
+    saboteur = BooleanField()
+    jester_bid = BooleanField()
     bid_rule = SelectField(
         _l("Bid rule"),
         choices=[SelectChoice(rule.value, rule.value) for rule in rules.BidRule],
@@ -86,6 +88,8 @@ class SheetSetupForm(Form):
         super().__init__(*args, **kwargs)
         for seat in SEATS:
             self[f"seat_{seat}"].label.text = _("Seat %(number)d", number=seat)
+        self.saboteur.label.text = messages.variant_label("saboteur")
+        self.jester_bid.label.text = messages.variant_label("jester_bid")
         self.first_dealer.choices = [
             SelectChoice(str(seat - 1), _("Seat %(number)d", number=seat)) for seat in SEATS
         ]
@@ -176,7 +180,11 @@ class SheetSetupForm(Form):
             return None
         try:
             return rules.GameRules(
-                players=len(self.names()), plan=plan, bid_rule=self.bid_rule.data
+                players=len(self.names()),
+                plan=plan,
+                bid_rule=self.bid_rule.data,
+                saboteur=bool(self.saboteur.data),
+                jester_bid=bool(self.jester_bid.data),
             )
         except rules.RulesError as error:
             self.add_problems(error.problems, self.names())

@@ -188,7 +188,9 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
     cells_with_messages = [key for key in context["cell_messages"] if not key.startswith("row")]
     context["focus_cell"] = cells_with_messages[0] if cells_with_messages else None
     if context["focus_cell"] is None and context["rows"] and not _typed(request.form):
-        context["focus_cell"] = forms.cell_name("bid", 1, 0)
+        game_rules, first = context["game_rules"], context["rows"][0]
+        no_bid = game_rules.jester_bid or (game_rules.saboteur and first["dealer"] == 0)
+        context["focus_cell"] = forms.cell_name("tricks" if no_bid else "bid", 1, 0)
     # The rounds with a message: a line under each shows them next to their cells.
     context["message_rounds"] = {int(key.split("_")[1]) for key in context["cell_messages"]}
     return render("paper/new.html", None, status, **context)
