@@ -156,7 +156,7 @@ def _cell_messages(
     for problem in check.refused:
         if only is not None and problem.round_number not in only:
             continue
-        key = f"row_{problem.round_number}"
+        key = f"row_{problem.round_number or 0}"
         if problem.seat is not None and problem.field in ("bid", "tricks"):
             key = forms.cell_name(problem.field, problem.round_number or 0, problem.seat)
         if key in unreadable:
