@@ -317,3 +317,14 @@ def test_saboteur_and_jester_bid_sheets(app, client):
         assert list(sheet_of(first).totals) == [50, 50, 40, 50]
         assert [[c.bid for c in row.cells] for row in sheet_of(second).rows] == [[0] * 4] * 2
         assert list(sheet_of(second).totals) == [10, 10, 40, 10]
+
+
+def test_a_blank_saboteur_sheet_marks_the_dealer_who_does_not_bid(client):
+    response = client.get("/paper/blank", query_string=SETUP | {"saboteur": "y"})
+    body = response.get_data(as_text=True).split("<tbody>")[1].split("</tbody>")[0]
+    first = re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)[0]
+    cells = [
+        re.sub(r"<[^>]+>|\s+", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", first, re.S)
+    ]
+    # Bob deals round 1: his bid cell (the second player's first column) says he has none.
+    assert cells[4:] == ["", "", "", "–", "", "", "", "", "", "", "", ""]

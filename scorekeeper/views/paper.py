@@ -44,8 +44,17 @@ def plan_rows(
             fixed = messages.trump_label(suit)
             if cause is rules.TrumpCause.NONE_LEFT:
                 fixed = _("No trump (no card left)")
+        bidders = rules.bid_order(game_rules, dealer)
+        # What a bid cell holds before anything is written: nothing to bid (the Saboteur
+        # dealer) or zero (Jester bid).
+        fixed_bids = {
+            seat: "–" if seat not in bidders else "0"
+            for seat in range(game_rules.players)
+            if seat not in bidders or game_rules.jester_bid
+        }
         rows.append(
             {
+                "fixed_bids": fixed_bids,
                 "number": number,
                 "hand_size": size,
                 "dealer": dealer,
