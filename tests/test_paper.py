@@ -328,3 +328,8 @@ def test_a_blank_saboteur_sheet_marks_the_dealer_who_does_not_bid(client):
     ]
     # Bob deals round 1: his bid cell (the second player's first column) says he has none.
     assert cells[4:] == ["", "", "", "–", "", "", "", "", "", "", "", ""]
+
+
+def test_the_keyboard_starts_in_the_first_cell_of_a_new_grid(client):
+    html = client.post("/paper/new", data=SETUP | {"action": "check"}).get_data(as_text=True)
+    assert re.search(r'id="bid_1_0"[^>]*autofocus', html)

@@ -7,6 +7,7 @@ without JavaScript; printing is the browser's own, with ``static/print.css``.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +25,8 @@ from .rendering import render
 bp = Blueprint("paper", __name__, url_prefix="/paper")
 
 P = rules.ProblemCode
+# The name of a cell of the grid (forms.cell_name): not "bid_rule".
+_CELL = re.compile(r"(bid|tricks)_[0-9]+_[0-9]+")
 
 
 # --- the round plan, as both sheets show it ----------------------------------------------
@@ -283,7 +286,7 @@ def new() -> Response:
 
 def _typed(posted: Any) -> bool:
     """Whether any cell of the grid holds something."""
-    return any(key.startswith(("bid_", "tricks_")) and value for key, value in posted.items())
+    return any(_CELL.fullmatch(key) and value for key, value in posted.items())
 
 
 def _typed_rounds(cells: list[forms.RoundCells]) -> set[int]:
