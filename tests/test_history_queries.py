@@ -49,6 +49,8 @@ URLS = (
     "/players/1",
     "/players/1?date_from=2024-05-01&date_to=2030-01-01",
     "/players/",
+    "/paper/games/1",
+    "/paper/blank?seat_1=Ann&seat_2=Bob&seat_3=Cy",
 )
 
 
@@ -68,9 +70,10 @@ def test_page_queries_do_not_grow_with_the_number_of_games(db_app):
     assert first_with_one == first_with_many
     assert with_one == with_many, with_many
     # The player page is the largest: its statistics, then its rating chart (ratings.py: one
-    # query finds the ladder current, one reads the player's ratings), and one reads the data
-    # version its kept copy is keyed by.
-    assert max(with_one.values()) <= 13, with_one
+    # query finds the ladder current, one reads the player's ratings), its bidding figures (one
+    # query for the games, one for their rounds: queries.bidding_games), and one reads the
+    # data version its kept copy is keyed by.
+    assert max(with_one.values()) <= 15, with_one
 
 
 def test_game_page_queries_do_not_grow_with_rounds_or_players(app):

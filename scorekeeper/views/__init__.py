@@ -3,7 +3,20 @@
 from flask import Flask
 
 from .. import templating
-from . import access, events, history, ladder, live, main, play, players, rendering, seat, setup
+from . import (
+    access,
+    events,
+    history,
+    ladder,
+    live,
+    main,
+    paper,
+    play,
+    players,
+    rendering,
+    seat,
+    setup,
+)
 
 
 def register(app: Flask) -> None:
@@ -20,3 +33,4 @@ def register(app: Flask) -> None:
     app.register_blueprint(live.bp)
     app.register_blueprint(seat.bp)
     app.register_blueprint(events.bp)
+    app.register_blueprint(paper.bp)

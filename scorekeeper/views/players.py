@@ -10,7 +10,9 @@ from .. import queries, ratings, roster
 from ..forms.history import PeriodFilter
 from ..forms.players import MergeForm, RenameForm, UndoForm
 from ..i18n import gettext as _
+from ..reports import bidding
 from ..reports.ladder import rating_chart
+from ..wording import bidding as bidding_words
 from ..wording import roster as roster_words
 from .rendering import dont_keep, render, render_kept
 
@@ -52,6 +54,9 @@ def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
         return 422, context
     conditions = queries.period_conditions(form.date_from.data, form.date_to.data, get_timezone())
     context["stats"] = queries.player_stats(found.id, conditions)
+    context["bidding"] = bidding.bidding_stats(queries.bidding_games(found.id, conditions))
+    context["bidding_words"] = bidding_words
+    context["bidding_findings"] = bidding.findings
     return 200, context
 
 

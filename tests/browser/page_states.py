@@ -59,6 +59,23 @@ def dealer_opened(page: Page) -> None:
     page.locator(".dealer-change > summary").click()
 
 
+def paper_grid(page: Page) -> None:
+    """The paper sheet's grid for six long names (ten rounds), nothing typed yet."""
+    for seat, name in enumerate(SIX, start=1):
+        page.locator(f"#seat_{seat}").fill(name)
+    page.locator("#played_on").fill("2024-03-02")
+    page.get_by_role("button", name="Show the grid").click()
+    expect(page.locator(".paper-grid")).to_be_visible()
+
+
+def paper_refused(page: Page) -> None:
+    """The grid sent with a bid out of range: refused next to the cell."""
+    paper_grid(page)
+    page.locator("#bid_2_1").fill("7")
+    page.get_by_role("button", name="Store the game").click()
+    expect(page.locator("#bid_2_1-error")).to_be_visible()
+
+
 def signing_in(live_server) -> Callable[[Page], None]:
     def reach(page: Page) -> None:
         live_server.app.config["ACCESS_PASSWORD"] = "table"
@@ -138,6 +155,16 @@ def build_page_states(live_server) -> list[PageState]:
         PageState("players", "/players/"),
         PageState("player", f"/players/{player_id}"),
         PageState("ladder", "/ladder/"),
+        PageState(
+            "paper-blank",
+            "/paper/blank?"
+            + "&".join(f"seat_{seat}={name}" for seat, name in enumerate(SIX, start=1))
+            + "&first_dealer=0&plan=standard&bid_rule=plus_minus_one",
+        ),
+        PageState("paper-entry", "/paper/new"),
+        PageState("paper-grid", "/paper/new", paper_grid),
+        PageState("paper-refused", "/paper/new", paper_refused),
+        PageState("paper-sheet", f"/paper/games/{done}"),
         PageState("rules", "/rules"),
         PageState("sign-in", "/", signing_in(live_server)),
         PageState("not-found", "/no-such-page"),
