@@ -1,14 +1,14 @@
 """events: an evening or tournament of several tables, its sessions, tables and seats
 
 Revision ID: events
-Revises: player_aliases
+Revises: club_login_guesses
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "events"
-down_revision = "player_aliases"
+down_revision = "club_login_guesses"
 branch_labels = None
 depends_on = None
 

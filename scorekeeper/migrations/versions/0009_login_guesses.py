@@ -1,14 +1,14 @@
 """login guesses: wrong passwords counted in the database, shared by every worker and host
 
 Revision ID: club_login_guesses
-Revises: player_aliases
+Revises: derived_jobs
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "club_login_guesses"
-down_revision = "player_aliases"
+down_revision = "derived_jobs"
 branch_labels = None
 depends_on = None
 
