@@ -1,9 +1,9 @@
 """The server exactly as ``make run`` starts it, for tests that play on the real thing.
 
 ``flask serve`` (scorekeeper/cli.py) migrates the instance, announces the address and execs
-the production server (``server_command``: gunicorn, 2 workers × 4 threads) — started here
+the production server (``server_command``: granian, 2 workers × 4 threads) — started here
 with ``--host 127.0.0.1 --port <free port>`` on a fresh instance folder, never by naming
-gunicorn, so that a change of the server behind ``flask serve`` is what these tests run.
+the server, so that a change of the server behind ``flask serve`` is what these tests run.
 
 Every start runs with ``PYTHONFAULTHANDLER=1``: the server's processes enable faulthandler
 at start and its workers inherit it through fork, so a worker that crashes (SIGSEGV in a C
@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from werkzeug.datastructures import Headers
 
 from tests.conftest import IN_CI, POSTGRES_URL
 
@@ -46,14 +47,13 @@ START_SECONDS = 120  # migrations and two workers on two busy cores
 # faulthandler writes when a process crashes. "was sent SIGTERM" is the graceful shutdown.
 DEATH = re.compile(
     r"was sent (?!SIGTERM)|exited with code|WORKER TIMEOUT|Fatal Python error|"
-    r"Segmentation fault|Worker failed to boot"
+    r"Segmentation fault|Worker failed to boot|Unexpected exit from worker|Respawning worker"
 )
-BOOT = re.compile(r"Booting worker with pid: (\d+)")
-# The access log names the process that answered (gunicorn reads GUNICORN_CMD_ARGS before
-# its command line; a server that does not is simply not asked), so a test can show that
-# both workers answered.
-ACCESS_FORMAT = '%(p)s "%(r)s" %(s)s'
-ACCESS_LINE = re.compile(r'^<(\d+)> "(\w+) (\S+) [^"]*" (\d{3})$', re.MULTILINE)
+# gunicorn's and granian's words for a worker process started.
+BOOT = re.compile(r"(?:Booting worker with pid|Spawning worker-\d+ with PID): (\d+)")
+# The access log names the process that answered (`<pid> ` before each line, see
+# scorekeeper/server-logging.json), so a test can show that both workers answered.
+ACCESS_LINE = re.compile(r'^<(\d+)> [^"\n]*"(\w+) (\S+) [^"]*" (\d{3})', re.MULTILINE)
 # Settings of the environment that would change the instance under test: left out.
 FOREIGN = ("DATABASE_URL", "SECRET_KEY", "ACCESS_PASSWORD", "FLASK_APP", "GUNICORN_CMD_ARGS")
 
@@ -97,7 +97,6 @@ class RealServer:
             "SCOREKEEPER_INSTANCE": str(self.instance),
             "PYTHONFAULTHANDLER": "1",
             "PYTHONUNBUFFERED": "1",
-            "GUNICORN_CMD_ARGS": f"--access-logformat '{ACCESS_FORMAT}'",
             "NO_PROXY": "*",
             # gunicorn's control socket defaults to ~/.gunicorn/gunicorn.ctl, one for every
             # server of the user: each server here keeps its own beside its instance.
@@ -313,7 +312,7 @@ class _Answer(urllib.request.HTTPErrorProcessor):
 
 
 class Answer:
-    def __init__(self, status: int, headers: dict[str, str], body: str) -> None:
+    def __init__(self, status: int, headers: Headers, body: str) -> None:
         self.status = status
         self.headers = headers
         self.body = body
@@ -346,7 +345,9 @@ class Visitor:
     def _send(self, request: urllib.request.Request) -> Answer:
         with self._opener.open(request, timeout=30) as response:
             body = response.read().decode("utf-8", "replace")
-            return Answer(response.status, dict(response.headers.items()), body)
+            # As the server wrote them; names looked up in any case (HTTP/1.1 servers such as
+            # granian send them in lower case).
+            return Answer(response.status, Headers(list(response.headers.items())), body)
 
     def get(self, path: str, headers: dict[str, str] | None = None) -> Answer:
         return self._send(urllib.request.Request(self._url(path), headers=headers or {}))

@@ -1319,9 +1319,12 @@ def _undo_target(state: GameState) -> dict[str, Any] | None:
     return None
 
 
-def _asked_tricks(request: Request, bids: Mapping[int, int | None], players: int) -> dict:
+def _asked_tricks(
+    request: Request, bids: Mapping[int, int | None], players: int, sealed: bool = False
+) -> dict:
     made = request.values("all_made")
-    if made and made[0]:  # a hidden field: any text but "" (typed JSON: any but 0 or null)
+    # While the bids are secret "everyone made their bid" is ignored: the tricks typed count.
+    if made and made[0] and not sealed:  # a hidden field: any text but "" (typed JSON: any but 0 or null)
         tricks = {seat: bids.get(seat) or 0 for seat in range(players)}
         seat, change = _number(request.first("cloud_seat")), _number(request.first("cloud_change"))
         if seat is not None and change:
@@ -1360,7 +1363,8 @@ def asked_mismatch(request: Request, before: GameState, after: GameState) -> str
             return f"bids {stored} stored, {asked} asked"
     elif endpoint == "play.tricks":
         bids = {s: e["bid"] for s, e in entries.items()}
-        asked = _asked_tricks(request, bids, players)
+        sealed = after.row["rules"].get("bid_reveal") == "secret"
+        asked = _asked_tricks(request, bids, players, sealed)
         stored = {s: e["tricks"] for s, e in entries.items()}
         if stored != asked:
             return f"tricks {stored} stored, {asked} asked"

@@ -361,8 +361,23 @@ SAME_AS_ENGLISH = {
     "pt": {"Total", "Backup"},
     "es": {"Total"},
     "it": {"Password", "Standard", "Backup"},
-    "de": {"Status", "Standard", "Saboteur", "Live"},
-    "fr": {"Page", "Pages", "Standard", "Dragon", "Saboteur", "Points", "Total", "Date"},
+    "de": {"Status", "Standard", "Saboteur", "Live", "Events"},
+    "fr": {
+        "Page",
+        "Pages",
+        "Standard",
+        "Dragon",
+        "Saboteur",
+        "Points",
+        "Total",
+        "Date",
+        "Score",
+        "Session %(number)d",
+        "%(num)d session",
+        "Session %(session)d, table %(table)d",
+        "Table %(number)d",
+        "table %(number)d",
+    },
 }
 
 

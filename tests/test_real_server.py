@@ -282,7 +282,8 @@ def test_a_worker_that_crashes_leaves_its_traceback_and_fails_the_guard(crashing
     while len(server.worker_pids()) <= WORKERS and time.monotonic() < deadline:
         time.sleep(0.2)
     dead = "\n".join(server.dead_workers())
-    assert f"Worker (pid:{victim}) was sent SIGSEGV" in dead
+    # The server's own word for it (granian: "Unexpected exit from worker-N").
+    assert "Unexpected exit from worker" in dead
     assert "Fatal Python error: Segmentation fault" in server.log()
     assert f"{WORKERS + 1} workers booted" in dead
     with pytest.raises(AssertionError, match="a worker died"):

@@ -136,11 +136,13 @@ def test_the_live_board_has_an_etag_per_coding_and_304_when_compressed(ctx, clie
     assert first.status_code == 200
     assert first.headers["Content-Encoding"] == "br"
     etag = first.headers["ETag"]
-    assert etag == f'"board-{game_id}-1:br"', "the page's script compares it without :br"
+    # The viewer's language and time zone are part of it (the board reads differently in each).
+    tag = f"board-{game_id}-1-en.UTC"
+    assert etag == f'"{tag}:br"', "the page's script compares it without :br"
     gzipped = client.get(board, headers=browser | {"Accept-Encoding": "gzip"})
-    assert gzipped.headers["ETag"] == f'"board-{game_id}-1:gzip"'
+    assert gzipped.headers["ETag"] == f'"{tag}:gzip"'
     plain = client.get(board, headers={"HX-Request": "true"})
-    assert plain.headers["ETag"] == f'"board-{game_id}-1"'
+    assert plain.headers["ETag"] == f'"{tag}"'
     again = client.get(board, headers=browser | {"If-None-Match": etag})
     assert again.status_code == 304
     assert again.headers["ETag"] == etag
@@ -215,15 +217,16 @@ def test_old_builds_go_after_a_week_but_the_latest_few_stay(tmp_path):
 def test_every_host_sends_the_same_validators_for_a_static_file(tmp_path, sqlite_uri, monkeypatch):
     """Two hosts of a club build their static files at different moments: a copy checked
     on the other host is still a 304 (the ETag is the content's hash, no Last-Modified)."""
-    digest = hashlib.sha256(served("app.css")).hexdigest()
+    # The stylesheet is inline in every page now: the script stands for every static file.
+    digest = hashlib.sha256(served("app.js")).hexdigest()
     first: dict[str, str] = {}
     for host in ("one", "two"):
         monkeypatch.setenv("SCOREKEEPER_INSTANCE", str(tmp_path / host))
         app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri))
         with app.test_client() as client:
             page = client.get("/").get_data(as_text=True)
-            (css,) = (url for url in STATIC_URL.findall(page) if url.endswith(".css"))
-            for url in (css, "/static/app.css"):
+            (script,) = (url for url in STATIC_URL.findall(page) if "/app." in url)
+            for url in (script, "/static/app.js"):
                 with client.get(url) as response:
                     assert "Last-Modified" not in response.headers
                     assert response.headers["ETag"] == f'"{digest[:16]}"'

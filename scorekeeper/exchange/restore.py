@@ -178,11 +178,12 @@ def _not_json(line: int, column: int) -> ImportProblem:
 
 # The top-level keys of the format (schema.json's properties); any other is refused with its
 # name as soon as it is read, so a file of millions of keys is not read to its end.
-TOP_LEVEL_KEYS = frozenset({"format", "version", "kind", "players", "games"})
+TOP_LEVEL_KEYS = frozenset({"format", "version", "kind", "players", "games", "events"})
 # The longest text of one record read: a real game with its whole history is ~20 KB (a
 # corrected, undone-and-redone one a few times that), a player ~60 bytes. A longer record is
-# refused before it is decoded, so a file of one huge array never fills the memory.
-MAX_CHARS = {"games": 2 * 1024 * 1024, "players": 1024, "": 1024}
+# refused before it is decoded, so a file of one huge array never fills the memory. The
+# events are read whole: a club's year of events (tables, seatings, standings) is ~1 MB.
+MAX_CHARS = {"games": 2 * 1024 * 1024, "players": 1024, "events": 8 * 1024 * 1024, "": 1024}
 
 
 def _too_long(error: reading.TooLong) -> ImportProblem:
