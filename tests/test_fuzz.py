@@ -1323,8 +1323,9 @@ def _asked_tricks(
     request: Request, bids: Mapping[int, int | None], players: int, sealed: bool = False
 ) -> dict:
     made = request.values("all_made")
-    # While the bids are secret "everyone made their bid" is ignored: the tricks typed count.
-    if made and made[0] and not sealed:  # a hidden field: any text but "" (typed JSON: any but 0 or null)
+    # A hidden field: any text but "" (typed JSON: any but 0 or null). While the bids are
+    # secret "everyone made their bid" is ignored: the tricks typed count.
+    if made and made[0] and not sealed:
         tricks = {seat: bids.get(seat) or 0 for seat in range(players)}
         seat, change = _number(request.first("cloud_seat")), _number(request.first("cloud_change"))
         if seat is not None and change:
