@@ -123,6 +123,7 @@ class RealServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
+                start_new_session=True,  # its own process group: kill() ends every worker
             )
         self.starts += 1
         self._wait_until_served()
@@ -171,6 +172,15 @@ class RealServer:
             process.kill()
             process.wait()
             pytest.fail(f"the server did not stop in 30 s:\n{self.log()}")
+
+    def kill(self) -> None:
+        """Ended at once (SIGKILL to the process group): after a test that crashed a worker,
+        whose server need not shut down cleanly."""
+        process, self._process = self._process, None
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
     def restart(self) -> None:
         self.stop()

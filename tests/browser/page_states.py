@@ -64,7 +64,8 @@ def paper_grid(page: Page) -> None:
     for seat, name in enumerate(SIX, start=1):
         page.locator(f"#seat_{seat}").fill(name)
     page.locator("#played_on").fill("2024-03-02")
-    page.get_by_role("button", name="Show the grid").click()
+    # "Show the grid" (not the hidden default button Enter presses)
+    page.locator('button[name="action"][value="check"]:not([aria-hidden])').click()
     expect(page.locator(".paper-grid")).to_be_visible()
 
 
@@ -72,7 +73,7 @@ def paper_refused(page: Page) -> None:
     """The grid sent with a bid out of range: refused next to the cell."""
     paper_grid(page)
     page.locator("#bid_2_1").fill("7")
-    page.get_by_role("button", name="Store the game").click()
+    page.locator('button[name="action"][value="store"]').click()  # "Store the game"
     expect(page.locator("#bid_2_1-error")).to_be_visible()
 
 

@@ -114,11 +114,14 @@ def version_changes(page: Page, tap) -> None:
     tap()
     page.wait_for_function(
         "before => document.getElementById('table')?.dataset.version !== before"
-        " || document.querySelector('#table .error-summary, #table .notice')"
+        " || document.querySelector('#table .error-summary, #table .notice:not(.undone)')"
         " || !document.getElementById('net-status').hidden",
         arg=before,
     )
-    said = page.locator("#table .error-summary, #table .notice, #net-status:not([hidden])")
+    # "Undone: …" after an Undo is what the phone should say, not a refusal.
+    said = page.locator(
+        "#table .error-summary, #table .notice:not(.undone), #net-status:not([hidden])"
+    )
     if said.count():
         pytest.fail(f"the phone says {said.first.inner_text()!r}")
 
