@@ -91,19 +91,20 @@ def test_every_step_fits_the_first_screen_in_every_language(
         context = new_context(browser, locale=language, color_scheme=scheme)
         page = context.new_page()
         try:
-            for width, height in SIZES:
-                page.set_viewport_size({"width": width, "height": height})
-                for step, game_id in steps.items():
-                    page.goto(f"{live_server.url}/games/{game_id}")
+            # Each step opened once, then looked at in every size (a resize lays it out anew).
+            for step, game_id in steps.items():
+                page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+                page.goto(f"{live_server.url}/games/{game_id}")
+                page.screenshot(
+                    path=str(screenshot.folder / f"first-{step}-{language}-{scheme}.png")
+                )
+                for width, height in SIZES:
+                    page.set_viewport_size({"width": width, "height": height})
                     where = f"{language} {width}×{height} {step}"
                     for selector in [*CONTROLS[step], BAR]:
                         problems += [f"{where}: {p}" for p in outside(page, selector)]
                     if (extra := sideways(page)) > 0:
                         problems.append(f"{where}: scrolls sideways by {extra} px")
-                    if width == 320:
-                        page.screenshot(
-                            path=str(screenshot.folder / f"first-{step}-{language}-{scheme}.png")
-                        )
         finally:
             context.close()
     assert not problems, "\n".join(problems)
