@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Event, EventSession, EventTable, Game, GameStatus
-from tests.play_helpers import correction, play_round, post, sheet_totals, text
+from tests.play_helpers import bid, correction, play_round, post, sheet_totals, text, tricks, trump
 
 NAMES = ["Ann", "Bob", "Cy", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 
@@ -476,3 +476,62 @@ def test_draw_swap_and_start_on_each_database(db_ctx):
         found = service.board_version(loaded.board_token)
         assert found is not None
         assert found[0] == event.id
+
+
+def test_a_bid_leaves_the_board_not_modified_and_a_scored_round_moves_it(client, event_id):
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    client.post(f"/events/{event_id}/start")
+    token = db.session.get(Event, event_id).board_token
+    part = f"/events/board/{token}/part"
+    etag = client.get(part).headers["ETag"]
+    game = games(event_id)[0]
+    players = len(game.seats)
+    dealer = rules.dealer_seat(game.first_dealer, 1, players)
+    assert trump(client, game.id, 1).status_code == 303
+    assert bid(client, game.id, 1, (dealer + 1) % players, 1).status_code == 303
+    # The table's game moved on, what the board shows did not: still "not modified".
+    assert client.get(part, headers={"If-None-Match": etag}).status_code == 304
+    for step in range(1, players):
+        assert bid(client, game.id, 1, (dealer + 1 + step) % players, 0).status_code == 303
+    assert client.get(part, headers={"If-None-Match": etag}).status_code == 304
+    took = {seat: int(seat == (dealer + 1) % players) for seat in range(players)}
+    assert tricks(client, game.id, 1, took).status_code == 303
+    fresh = client.get(part, headers={"If-None-Match": etag})
+    assert fresh.status_code == 200
+    assert fresh.headers["ETag"] != etag
+    assert "Round 2 of 2" in text(fresh)
+    # Undoing the scored round moves it again (the board shows round 1 once more).
+    after = fresh.headers["ETag"]
+    assert post(client, game.id, "undo", {}).status_code == 303
+    back = client.get(part, headers={"If-None-Match": after})
+    assert back.status_code == 200
+    assert "Round 1 of 2" in text(back)
+
+
+def test_a_failure_while_starting_the_third_table_stores_nothing(client, event_id, monkeypatch):
+    from scorekeeper import gameplay
+
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    made = []
+    real = gameplay.add_game
+
+    def failing(*args, **kwargs):
+        if len(made) == 2:
+            raise RuntimeError("the database went away")
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(gameplay, "add_game", failing)
+    with pytest.raises(RuntimeError):
+        client.post(f"/events/{event_id}/start")
+    db.session.rollback()
+    db.session.expire_all()
+    assert count(Game) == 0
+    assert [table.game_id for table in tables(event_id)] == [None, None, None]
+    assert db.session.get(Event, event_id).sessions[-1].started_at is None
+    # Tried again once the failure is gone: every table's game, once.
+    monkeypatch.setattr(gameplay, "add_game", real)
+    assert client.post(f"/events/{event_id}/start").status_code == 303
+    assert count(Game) == 3
+    assert all(table.game_id is not None for table in tables(event_id))
+
