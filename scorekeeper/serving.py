@@ -27,6 +27,7 @@ from werkzeug.exceptions import HTTPException
 
 from .cli import THREADS_VARIABLE
 from .i18n import gettext as _
+from .templating import compile_templates
 from .views.access import LARGE_BODY_ENDPOINTS
 
 _TOKEN_IN_PATH = re.compile(r"^(/(?:live|seat)/)[^/?]+")
@@ -166,7 +167,9 @@ def asgi_app() -> BufferedBodies:
     from . import create_app  # not at import: the package imports the CLI, which names this
 
     threads = int(os.environ.get(THREADS_VARIABLE) or 4)
-    return BufferedBodies(create_app(), threads)
+    app = create_app()
+    compile_templates(app)
+    return BufferedBodies(app, threads)
 
 
 def mask_token(path: str) -> str:

@@ -128,3 +128,12 @@ def test_home_lists_games_in_progress_to_go_back_to(ctx, client):
     assert "Games in progress" in page
     assert f'href="/games/{game_id}">Ann, Bob, and Cara<' in page
     assert 'href="/history/"' in page
+
+
+def test_the_server_compiles_every_page_template_before_its_first_visitor(app):
+    from scorekeeper.templating import compile_templates
+
+    compiled = compile_templates(app)
+    assert compiled == len(app.jinja_env.list_templates(filter_func=lambda n: n.endswith(".html")))
+    cached = {name for _loader, name in app.jinja_env.cache}
+    assert {"play/table.html", "play/_table.html", "events/_board.html"} <= cached
