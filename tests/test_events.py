@@ -508,12 +508,13 @@ def test_a_bid_leaves_the_board_not_modified_and_a_scored_round_moves_it(client,
     assert "Round 1 of 2" in text(back)
 
 
-def test_a_failure_while_starting_the_third_table_stores_nothing(client, event_id, monkeypatch):
+def fail_on_the_third_game(monkeypatch):
+    """Make gameplay.add_game fail when the third table's game is made; returns the real
+    one (to put back)."""
     from scorekeeper import gameplay
 
-    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
-    made = []
     real = gameplay.add_game
+    made = []
 
     def failing(*args, **kwargs):
         if len(made) == 2:
@@ -522,6 +523,14 @@ def test_a_failure_while_starting_the_third_table_stores_nothing(client, event_i
         return made[-1]
 
     monkeypatch.setattr(gameplay, "add_game", failing)
+    return real
+
+
+def test_a_failure_while_starting_the_third_table_stores_nothing(client, event_id, monkeypatch):
+    from scorekeeper import gameplay
+
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    real = fail_on_the_third_game(monkeypatch)
     with pytest.raises(RuntimeError):
         client.post(f"/events/{event_id}/start")
     db.session.rollback()
@@ -610,16 +619,7 @@ def test_start_merge_and_board_version_on_each_database(db_ctx, monkeypatch):
     response = client.post("/events/new", data=setup_data())
     event_id = int(response.headers["Location"].rsplit("/", 1)[1])
     client.post(f"/events/{event_id}/draw", data={"seed": "9"})
-    real = gameplay.add_game
-    made = []
-
-    def failing(*args, **kwargs):
-        if len(made) == 2:
-            raise RuntimeError("the database went away")
-        made.append(real(*args, **kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(gameplay, "add_game", failing)
+    real = fail_on_the_third_game(monkeypatch)
     with db_ctx.test_request_context(), pytest.raises(RuntimeError):
         service.start_session(event_id)
     db.session.rollback()
