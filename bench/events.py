@@ -55,6 +55,8 @@ TABLE_SIZE = 4
 VIEWERS = 200
 RATIO_TARGET = 0.3
 VERSION = re.compile(r'id="table"[^>]*data-version="(\d+)"|data-version="(\d+)"[^>]*id="table"')
+# The status of each answer in the server's access log (cli.ACCESS_LOG_FORMAT).
+ACCESS_STATUS = re.compile(r'" (\d{3}) [\d.]+ms$', re.M)
 TABLE_BLOCK = re.compile(
     r"<h3>Table (\d+)</h3>.*?(?:<p class=\"event-progress\">\s*(Round (\d+) of (\d+)|Finished))",
     re.S,
@@ -98,7 +100,8 @@ def set_up(url: str, options: dict, rounds: int) -> tuple[str, list[tuple[int, i
     return token, tables
 
 
-def wrk(port: int, path: str, seconds: float, headers: dict[str, str]) -> tuple[float, int]:
+def wrk(port: int, path: str, seconds: float, headers: dict[str, str]) -> tuple[float, int, str]:
+    """Requests per second, failed requests, and what failed (wrk's own words)."""
     command = ["wrk", "-t2", "-c16", f"-d{max(1, round(seconds))}s", "--latency"]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
@@ -111,9 +114,16 @@ def wrk(port: int, path: str, seconds: float, headers: dict[str, str]) -> tuple[
         r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
     )
     failed = int(bad.group(1)) if bad else 0
+    kinds = [f"non-2xx/3xx {failed}"] if failed else []
     if errors:
         failed += sum(int(value) for value in errors.groups())
-    return rate, failed
+        names = ("connect", "read", "write", "timeout")
+        kinds += [
+            f"{name} {value}"
+            for name, value in zip(names, errors.groups(), strict=True)
+            if int(value)
+        ]
+    return rate, failed, ", ".join(kinds)
 
 
 def shown_rounds(page: str) -> dict[int, int]:
@@ -282,6 +292,7 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=3.0, help="seconds between polls")
     parser.add_argument("--seconds", type=float, default=5.0, help="each wrk measurement")
     parser.add_argument("--max-seconds", type=float, default=300.0, help="the load at most")
+    parser.add_argument("--keep-log", type=Path, help="keep the server log here")
     args = parser.parse_args()
 
     with (
@@ -309,8 +320,8 @@ def main() -> None:
                 ],
                 cwd=ROOT,
                 env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=output,
+                stdout=output,
+                stderr=subprocess.STDOUT,
             )
         try:
             wait_until_up(port, server)
@@ -347,18 +358,26 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=20)
-        server_errors = [line for line in log.read_text().splitlines() if "Traceback" in line]
+        server_log = log.read_text()
+        if args.keep_log:
+            args.keep_log.write_text(server_log)
+        server_errors = [line for line in server_log.splitlines() if "Traceback" in line]
+        answers = collections.Counter(
+            found.group(1) for found in ACCESS_STATUS.finditer(server_log)
+        )
 
     base = costs["/healthz"][0]
     print("requests per second (wrk, 16 connections, quiet hall), ratio to /healthz:")
-    for name, (rate, failed) in costs.items():
+    for name, (rate, failed, kinds) in costs.items():
         goal = "" if name == "/healthz" else f"  (target >= {RATIO_TARGET}x)"
-        print(f"  {name:18} {rate:9.1f}/s  {rate / base:5.2f}x{goal}  failed {failed}")
-    wrk_failed = sum(failed for _rate, failed in costs.values())
+        what = f" ({kinds})" if kinds else ""
+        print(f"  {name:18} {rate:9.1f}/s  {rate / base:5.2f}x{goal}  failed {failed}{what}")
+    print("server's answers by status:", dict(sorted(answers.items())))
+    wrk_failed = sum(failed for _rate, failed, _kinds in costs.values())
     errors = len(hall.errors) + len(server_errors) + wrk_failed
     for line in (hall.errors + hall.stale)[:10]:
         print("  ", line)
-    ratios = {name: rate / base for name, (rate, _f) in costs.items() if name != "/healthz"}
+    ratios = {name: rate / base for name, (rate, _f, _k) in costs.items() if name != "/healthz"}
     print(
         f"SUMMARY events postgresql: {TABLES} tables x {args.rounds} rounds, "
         f"{args.viewers} viewers polling every {args.poll:g} s, {load_seconds:.0f} s: "

@@ -27,6 +27,8 @@ from .extensions import db
 from .i18n import gettext as _
 from .i18n import ngettext
 from .models import (
+    Change,
+    ChangeAction,
     Event,
     EventPlayer,
     EventSeat,
@@ -110,19 +112,41 @@ def event_by_token(token: str) -> Event:
     return db.first_or_404(event_query().where(Event.board_token == token))
 
 
+# What moves what the board shows of a table's game: the rounds scored (and so the leaders,
+# the standings and "round x of y"), the plan's length, the game's end, a correction. A bid,
+# a trump or a dealer changes nothing there, so the board's polls stay "not modified".
+BOARD_ACTIONS = (
+    ChangeAction.CREATE_GAME,
+    ChangeAction.RECORD_ROUND,
+    ChangeAction.EDIT_ROUND,
+    ChangeAction.EDIT_PLAN,
+    ChangeAction.UNDO,
+    ChangeAction.ABANDON,
+)
+# Each game's last such change (the newest matching row of its (game, version) index).
+_SHOWN_VERSION = (
+    sa.select(sa.func.max(Change.version))
+    .where(Change.game_id == EventTable.game_id, Change.action.in_(BOARD_ACTIONS))
+    .correlate(EventTable)
+    .scalar_subquery()
+)
+_TABLE_VERSIONS = (
+    sa.select(EventSession.event_id, EventTable.game_id, _SHOWN_VERSION.label("shown"))
+    .join(EventTable, EventTable.session_id == EventSession.id)
+    .where(EventTable.game_id.is_not(None))
+    .subquery()
+)
 # Built once: the board's polls run it several times a second, and building the statement
 # each time cost as much as running it.
 _BOARD_VERSION = (
     sa.select(
         Event.id,
         Event.version,
-        sa.func.coalesce(sa.func.sum(Game.version), 0),
-        sa.func.count(Game.id),
+        sa.func.coalesce(sa.func.sum(_TABLE_VERSIONS.c.shown), 0),
+        sa.func.count(_TABLE_VERSIONS.c.game_id),
     )
     .select_from(Event)
-    .outerjoin(EventSession, EventSession.event_id == Event.id)
-    .outerjoin(EventTable, EventTable.session_id == EventSession.id)
-    .outerjoin(Game, Game.id == EventTable.game_id)
+    .outerjoin(_TABLE_VERSIONS, _TABLE_VERSIONS.c.event_id == Event.id)
     .where(Event.board_token == sa.bindparam("token"))
     .group_by(Event.id, Event.version)
 )
@@ -130,8 +154,9 @@ _BOARD_VERSION = (
 
 def board_version(token: str) -> tuple[int, str] | None:
     """The event's id and a version of everything its board shows, in one small query: the
-    event's own version and the sum of its games' versions (each write of a game raises its
-    version, so the sum moves with every saved round, correction or undo)."""
+    event's own version (a draw, a swap, a start, a name) and, summed over its games, the
+    version of each game's last change the board shows (:data:`BOARD_ACTIONS`): it moves
+    with every scored round, correction or undo, never with a bid."""
     row = db.session.execute(_BOARD_VERSION, {"token": token}).first()
     if row is None:
         return None
@@ -583,9 +608,9 @@ def _first_dealer(session: EventSession, table: EventTable) -> int:
 def start_session(event_id: int) -> EventSession:
     """Start the games of the session drawn: one ordinary game per table.
 
-    Each game is created with a request key of its own session and table, so a second tap,
-    another phone or a retry after a failure half-way finds the games already made and
-    completes the rest: the session ends up started once, with one game per table."""
+    One transaction, holding the event's row: every table's game is made and the session
+    marked started together, or (a failure half-way) nothing is stored. A second tap or
+    another phone waits for the first, then finds the session started."""
     event = _lock_event(event_id)
     session = latest_session(event)
     if event.finished_at is not None:
@@ -594,32 +619,22 @@ def start_session(event_id: int) -> EventSession:
         raise EventRefused("form", _("Draw the seating first."))
     if session.started_at is not None:
         return session
-    session_id, seed = session.id, session.seed
-    plans = [
-        (
-            table.id,
-            [seat.player.name for seat in table.seats],
-            _first_dealer(session, table),
-            rules_for(event, len(table.seats)),
-            f"event-session-{session_id}-table-{table.number}",
-        )
-        for table in session.tables
-        if table.game_id is None
-    ]
-    for table_id, names, dealer, game_rules, key in plans:
-        game = gameplay.create_game(names, dealer, game_rules, key)
-        db.session.execute(
-            sa.update(EventTable).where(EventTable.id == table_id).values(game_id=game.id)
-        )
-        db.session.commit()
-    event = _lock_event(event_id)
-    session = latest_session(event)
-    if session is None or session.id != session_id or session.seed != seed:
-        raise EventRefused(
-            "form", _("The event was changed on another phone at the same time: try again.")
-        )
-    session.started_at = now()
-    event.version += 1
+    try:
+        for table in session.tables:
+            if table.game_id is not None:
+                continue
+            game = gameplay.add_game(
+                [seat.player.name for seat in table.seats],
+                _first_dealer(session, table),
+                rules_for(event, len(table.seats)),
+                f"event-session-{session.id}-table-{table.number}",
+            )
+            table.game = game
+        session.started_at = now()
+        event.version += 1
+    except BaseException:
+        db.session.rollback()
+        raise
     _commit()
     return session
 

@@ -164,9 +164,16 @@ def create_game(
         return again
     for attempt in (1, 2):
         try:
-            return _insert_game(
-                names, first_dealer, game_rules, request_key, request_digest, previous
+            game = add_game(
+                names,
+                first_dealer,
+                game_rules,
+                request_key,
+                request_digest=request_digest,
+                previous=previous,
             )
+            db.session.commit()
+            return game
         except sa.exc.IntegrityError:
             db.session.rollback()
             if (earlier := game_started_by(request_key)) is not None:
@@ -180,14 +187,18 @@ def create_game(
     raise AssertionError("unreachable")
 
 
-def _insert_game(
+def add_game(
     names: Sequence[str],
     first_dealer: int,
     game_rules: rules.GameRules,
-    request_key: str | None,
-    request_digest: str | None,
-    previous: Game | None,
+    request_key: str | None = None,
+    *,
+    request_digest: str | None = None,
+    previous: Game | None = None,
 ) -> Game:
+    """A new game added to the caller's transaction (flushed, not committed): for a write
+    that makes several games at once and stores all of them or none (an event's session).
+    The caller began the write (:func:`begin_write`) and commits or rolls back."""
     game = Game(rules=game_rules.to_dict(), first_dealer=first_dealer, version=1)
     if previous is not None:
         game.previous_game_id = previous.id
@@ -213,7 +224,7 @@ def _insert_game(
             request_digest=request_digest,
         )
     )
-    db.session.commit()
+    db.session.flush()
     return game
 
 

@@ -36,6 +36,11 @@ import sqlalchemy as sa
 from .changes import begin_write, lost_race
 from .extensions import db
 from .models import (
+    Event,
+    EventPlayer,
+    EventSeat,
+    EventSession,
+    EventTable,
     Game,
     HandResult,
     Ladder,
@@ -68,6 +73,7 @@ class Refusal(StrEnum):
     NO_TARGET = "no_target"
     SAME_PLAYER = "same_player"
     PLAYED_TOGETHER = "played_together"
+    SAME_EVENT = "same_event"
     ALREADY_UNDONE = "already_undone"
     LATER_CHANGE = "later_change"
     NAME_TAKEN_SINCE = "name_taken_since"
@@ -301,6 +307,7 @@ def rename(player_id: int, name: str, request_key: str | None) -> PlayerChange:
         request_key=request_key or None,
     )
     player.name, player.name_key = new.name, new.name_key
+    _touch_events([event.id for event in events_of(player.id)])
     db.session.add(record)
     _commit(request_key)
     return record
@@ -317,6 +324,66 @@ def played_together(player_id: int, other_id: int) -> list[Game]:
             .order_by(Game.created_at, Game.id)
         )
     )
+
+
+def events_of(player_id: int) -> list[Event]:
+    """The events the player is (or was) a player of, oldest first."""
+    return list(
+        db.session.scalars(
+            sa.select(Event)
+            .join(EventPlayer, EventPlayer.event_id == Event.id)
+            .where(EventPlayer.player_id == player_id)
+            .order_by(Event.day, Event.id)
+        )
+    )
+
+
+def _move_event_places(event_ids: Sequence[int], from_id: int, to_id: int) -> None:
+    """The player's places at these events (membership and every seat drawn) given to
+    ``to_id``; each event's version goes up, so its board shows the name now there."""
+    if not event_ids:
+        return
+    db.session.execute(
+        sa.update(EventPlayer)
+        .where(EventPlayer.player_id == from_id, EventPlayer.event_id.in_(event_ids))
+        .values(player_id=to_id)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.execute(
+        sa.update(EventSeat)
+        .where(EventSeat.player_id == from_id, EventSeat.session_id.in_(_sessions(event_ids)))
+        .values(player_id=to_id)
+        .execution_options(synchronize_session=False)
+    )
+    _touch_events(event_ids)
+
+
+def _sessions(event_ids: Sequence[int]) -> sa.Select[tuple[int]]:
+    return sa.select(EventSession.id).where(EventSession.event_id.in_(event_ids))
+
+
+def _touch_events(event_ids: Sequence[int]) -> None:
+    """Raise these events' versions (their boards show players' names)."""
+    if event_ids:
+        db.session.execute(
+            sa.update(Event)
+            .where(Event.id.in_(event_ids))
+            .values(version=Event.version + 1)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def _event_seats(event_ids: Sequence[int], player_id: int) -> list[tuple[int, int]]:
+    """(seat, game) of the player in the games of these events."""
+    games = sa.select(EventTable.game_id).where(EventTable.session_id.in_(_sessions(event_ids)))
+    return [
+        (seat_id, game_id)
+        for seat_id, game_id in db.session.execute(
+            sa.select(Seat.id, Seat.game_id).where(
+                Seat.player_id == player_id, Seat.game_id.in_(games)
+            )
+        )
+    ]
 
 
 @_lost_race_is_busy
@@ -340,6 +407,15 @@ def merge(player_id: int, into_id: int, request_key: str | None) -> PlayerChange
             other=survivor.name,
             games=[(game.id, game.created_at) for game in together],
         )
+    merged_events = events_of(merged.id)
+    survivor_events = {event.id for event in events_of(survivor.id)}
+    if shared := [event for event in merged_events if event.id in survivor_events]:
+        _refuse(
+            Refusal.SAME_EVENT,
+            name=merged.name,
+            other=survivor.name,
+            events=[event.name for event in shared],
+        )
     seats = db.session.execute(
         sa.select(Seat.id, Seat.game_id).where(Seat.player_id == merged.id).order_by(Seat.id)
     ).all()
@@ -360,6 +436,7 @@ def merge(player_id: int, into_id: int, request_key: str | None) -> PlayerChange
             "seats": [seat_id for seat_id, _game in seats],
             "games": game_ids,
             "aliases": aliases,
+            "events": [event.id for event in merged_events],
         },
         after={"name": survivor.name},
         request_key=request_key or None,
@@ -370,6 +447,7 @@ def merge(player_id: int, into_id: int, request_key: str | None) -> PlayerChange
     )
     _move_results(game_ids, merged.id, survivor.id)
     _forget_ratings(game_ids)
+    _move_event_places(record.before["events"], merged.id, survivor.id)
     raise_data_version(db.session())
     db.session.execute(sa.delete(Player).where(Player.id == merged.id))
     db.session.expunge(merged)
@@ -401,6 +479,7 @@ def undo(change_id: int, request_key: str | None) -> PlayerChange:
         if (other := _holder(restored.name_key, but=player.id)) is not None:
             _refuse(Refusal.NAME_TAKEN_SINCE, name=other.name)
         player.name, player.name_key = restored.name, restored.name_key
+        _touch_events([event.id for event in events_of(player.id)])
     else:
         if (other := _holder(before["name_key"])) is not None:
             _refuse(Refusal.NAME_TAKEN_SINCE, name=other.name)
@@ -425,13 +504,18 @@ def _unmerge(change: PlayerChange) -> None:
             created_at=datetime.fromisoformat(before["created_at"]),
         )
     )
-    seat_ids: list[int] = before["seats"]
+    # The survivor never was at the merged player's events (such a merge is refused): their
+    # seats in those events' games, made since the merge too, are the merged player's.
+    event_ids: list[int] = before.get("events", [])
+    later = _event_seats(event_ids, change.other_id)
+    seat_ids: list[int] = sorted({*before["seats"], *(seat for seat, _game in later)})
     for chunk in _chunks(seat_ids):
         db.session.execute(
             sa.update(Seat)
             .where(Seat.id.in_(chunk), Seat.player_id == change.other_id)
             .values(player_id=change.player_id)
         )
-    game_ids: list[int] = before["games"]
+    game_ids: list[int] = sorted({*before["games"], *(game for _seat, game in later)})
     _move_results(game_ids, change.other_id, change.player_id)
     _forget_ratings(game_ids)
+    _move_event_places(event_ids, change.other_id, change.player_id)

@@ -128,3 +128,26 @@ def test_home_lists_games_in_progress_to_go_back_to(ctx, client):
     assert "Games in progress" in page
     assert f'href="/games/{game_id}">Ann, Bob, and Cara<' in page
     assert 'href="/history/"' in page
+
+
+def test_the_server_compiles_every_page_template_before_its_first_visitor(app):
+    from scorekeeper.templating import compile_templates
+
+    compiled = compile_templates(app)
+    assert compiled == len(app.jinja_env.list_templates(filter_func=lambda n: n.endswith(".html")))
+    cached = {name for _loader, name in app.jinja_env.cache}
+    assert {"play/table.html", "play/_table.html", "events/_board.html"} <= cached
+
+
+def test_the_server_process_keeps_its_startup_objects_out_of_the_collector(app):
+    import gc
+
+    from scorekeeper.serving import ready_to_serve
+
+    assert gc.get_freeze_count() == 0
+    try:
+        assert ready_to_serve(app) is app
+        assert gc.get_freeze_count() > 10_000
+        assert "play/table.html" in {name for _loader, name in app.jinja_env.cache}
+    finally:
+        gc.unfreeze()

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Event, EventSession, EventTable, Game, GameStatus
-from tests.play_helpers import correction, play_round, post, sheet_totals, text
+from tests.play_helpers import bid, correction, play_round, post, sheet_totals, text, tricks, trump
 
 NAMES = ["Ann", "Bob", "Cy", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 
@@ -476,3 +476,180 @@ def test_draw_swap_and_start_on_each_database(db_ctx):
         found = service.board_version(loaded.board_token)
         assert found is not None
         assert found[0] == event.id
+
+
+def test_a_bid_leaves_the_board_not_modified_and_a_scored_round_moves_it(client, event_id):
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    client.post(f"/events/{event_id}/start")
+    token = db.session.get(Event, event_id).board_token
+    part = f"/events/board/{token}/part"
+    etag = client.get(part).headers["ETag"]
+    game = games(event_id)[0]
+    players = len(game.seats)
+    dealer = rules.dealer_seat(game.first_dealer, 1, players)
+    assert trump(client, game.id, 1).status_code == 303
+    assert bid(client, game.id, 1, (dealer + 1) % players, 1).status_code == 303
+    # The table's game moved on, what the board shows did not: still "not modified".
+    assert client.get(part, headers={"If-None-Match": etag}).status_code == 304
+    for step in range(1, players):
+        assert bid(client, game.id, 1, (dealer + 1 + step) % players, 0).status_code == 303
+    assert client.get(part, headers={"If-None-Match": etag}).status_code == 304
+    took = {seat: int(seat == (dealer + 1) % players) for seat in range(players)}
+    assert tricks(client, game.id, 1, took).status_code == 303
+    fresh = client.get(part, headers={"If-None-Match": etag})
+    assert fresh.status_code == 200
+    assert fresh.headers["ETag"] != etag
+    assert "Round 2 of 2" in text(fresh)
+    # Undoing the scored round moves it again (the board shows round 1 once more).
+    after = fresh.headers["ETag"]
+    assert post(client, game.id, "undo", {}).status_code == 303
+    back = client.get(part, headers={"If-None-Match": after})
+    assert back.status_code == 200
+    assert "Round 1 of 2" in text(back)
+
+
+def fail_on_the_third_game(monkeypatch):
+    """Make gameplay.add_game fail when the third table's game is made; returns the real
+    one (to put back)."""
+    from scorekeeper import gameplay
+
+    real = gameplay.add_game
+    made = []
+
+    def failing(*args, **kwargs):
+        if len(made) == 2:
+            raise RuntimeError("the database went away")
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(gameplay, "add_game", failing)
+    return real
+
+
+def test_a_failure_while_starting_the_third_table_stores_nothing(client, event_id, monkeypatch):
+    from scorekeeper import gameplay
+
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    real = fail_on_the_third_game(monkeypatch)
+    with pytest.raises(RuntimeError):
+        client.post(f"/events/{event_id}/start")
+    db.session.rollback()
+    db.session.expire_all()
+    assert count(Game) == 0
+    assert [table.game_id for table in tables(event_id)] == [None, None, None]
+    assert db.session.get(Event, event_id).sessions[-1].started_at is None
+    # Tried again once the failure is gone: every table's game, once.
+    monkeypatch.setattr(gameplay, "add_game", real)
+    assert client.post(f"/events/{event_id}/start").status_code == 303
+    assert count(Game) == 3
+    assert all(table.game_id is not None for table in tables(event_id))
+
+
+def event_player_ids(event_id):
+    db.session.expire_all()
+    event = db.session.get(Event, event_id)
+    members = sorted(entry.player_id for entry in event.players)
+    seated = sorted(seat.player_id for s in event.sessions for t in s.tables for seat in t.seats)
+    return members, seated
+
+
+def test_merging_an_event_player_into_someone_not_there_moves_the_place(client, event_id):
+    from scorekeeper.models import Player, PlayerChange, Seat
+    from tests.factories import make_game
+
+    make_game(["Bob", "Cy", "Zed"])  # Zed is on the roster, never at the event
+    zed = db.session.scalar(sa.select(Player.id).where(Player.name == "Zed"))
+    ann = db.session.scalar(sa.select(Player.id).where(Player.name == "Ann"))
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    client.post(f"/events/{event_id}/start")
+    token = db.session.get(Event, event_id).board_token
+    etag = client.get(f"/events/board/{token}/part").headers["ETag"]
+    before = event_player_ids(event_id)
+
+    answer = client.post(f"/players/{ann}/merge", data={"into": zed, "request_key": "m1"})
+    assert answer.status_code == 303, text(answer)
+    members, seated = event_player_ids(event_id)
+    assert ann not in members
+    assert zed in members
+    assert ann not in seated
+    assert zed in seated
+    ann_game = next(g for g in games(event_id) if zed in [s.player_id for s in g.seats])
+    # The board shows the name now at that place (its version moved).
+    board = client.get(f"/events/board/{token}/part", headers={"If-None-Match": etag})
+    assert board.status_code == 200
+    assert "Zed" in text(board)
+    assert "Ann" not in text(board)
+    # Undone: Ann is back at her place, at the event, in its game.
+    change = db.session.scalar(sa.select(PlayerChange.id))
+    client.post(f"/players/{zed}/changes/{change}/undo", data={"request_key": "m2"})
+    assert event_player_ids(event_id) == before
+    seats = db.session.scalars(sa.select(Seat.player_id).where(Seat.game_id == ann_game.id))
+    assert ann in list(seats)
+    assert "Ann" in text(client.get(f"/events/board/{token}/part"))
+
+
+def test_merging_two_players_of_one_event_is_refused_next_to_the_field(client, event_id):
+    from scorekeeper.models import Player, PlayerChange
+
+    ann, bob = (
+        db.session.scalar(sa.select(Player.id).where(Player.name == name))
+        for name in ("Ann", "Bob")
+    )
+    before = event_player_ids(event_id)
+    answer = client.post(f"/players/{ann}/merge", data={"into": bob, "request_key": "m1"})
+    assert answer.status_code == 422
+    assert (
+        "Ann and Bob are both players of the event Club night: merged, one player would be"
+        " there twice." in text(answer)
+    )
+    assert event_player_ids(event_id) == before
+    assert count(PlayerChange) == 0
+    assert db.session.get(Player, ann) is not None
+
+
+def test_start_merge_and_board_version_on_each_database(db_ctx, monkeypatch):
+    """All-or-nothing start, a merge moving an event place, and the board's version that a
+    bid leaves alone and a scored round moves, on SQLite and PostgreSQL."""
+    from scorekeeper import events as service
+    from scorekeeper import gameplay, roster
+    from scorekeeper.models import Player
+    from tests.factories import make_game
+
+    client = db_ctx.test_client()
+    response = client.post("/events/new", data=setup_data())
+    event_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    real = fail_on_the_third_game(monkeypatch)
+    with db_ctx.test_request_context(), pytest.raises(RuntimeError):
+        service.start_session(event_id)
+    db.session.rollback()
+    assert count(Game) == 0
+    monkeypatch.setattr(gameplay, "add_game", real)
+    assert client.post(f"/events/{event_id}/start").status_code == 303
+    assert count(Game) == 3
+
+    token = db.session.get(Event, event_id).board_token
+    started = service.board_version(token)
+    game = games(event_id)[0]
+    players = len(game.seats)
+    dealer = rules.dealer_seat(game.first_dealer, 1, players)
+    trump(client, game.id, 1)
+    bid(client, game.id, 1, (dealer + 1) % players, 1)
+    assert service.board_version(token) == started
+    play_game(client, games(event_id)[1], rounds_for(len(games(event_id)[1].seats), 0)[:1])
+    assert service.board_version(token) != started
+
+    make_game(["Bob", "Cy", "Zed"])
+    ids = dict(db.session.execute(sa.select(Player.name, Player.id)).all())
+    with db_ctx.test_request_context(), pytest.raises(roster.RosterRefused) as refused:
+        roster.merge(ids["Ann"], ids["Bob"], "m0")
+    assert refused.value.reason == roster.Refusal.SAME_EVENT
+    before = service.board_version(token)
+    with db_ctx.test_request_context():
+        change = roster.merge(ids["Ann"], ids["Zed"], "m1")
+    assert ids["Zed"] in event_player_ids(event_id)[0]
+    assert service.board_version(token) != before
+    with db_ctx.test_request_context():
+        roster.undo(change.id, "m2")
+    assert ids["Ann"] in event_player_ids(event_id)[0]
+    assert ids["Zed"] not in event_player_ids(event_id)[1]

@@ -43,6 +43,17 @@ def refusal_message(refused: RosterRefused) -> str:
             other=details["other"],
             days=days,
         )
+    if reason == Refusal.SAME_EVENT:
+        return ngettext(
+            "%(name)s and %(other)s are both players of the event %(events)s: merged, one"
+            " player would be there twice.",
+            "%(name)s and %(other)s are both players of the events %(events)s: merged, one"
+            " player would be there twice.",
+            len(details["events"]),
+            name=details["name"],
+            other=details["other"],
+            events=names_list(details["events"]),
+        )
     if reason == Refusal.ALREADY_UNDONE:
         return _("This change was undone already.")
     if reason == Refusal.LATER_CHANGE:
