@@ -14,7 +14,7 @@ from ..models import Game
 from ..queries import live_version, load_game, seat_links
 from .addresses import ANNOUNCED_FILE, public_url, remember_announced
 from .addresses import qr_svg as _qr
-from .rendering import kept_html, render, viewer_tag
+from .rendering import kept_etag, kept_response, render, viewer_tag
 from .table_screen import table_context
 
 bp = Blueprint("live", __name__)
@@ -36,7 +36,7 @@ def _conditional(token: str, part: str) -> tuple[int, str] | Response:
     etag = _etag(found.id, found.version, part)
     if etag in request.if_none_match:
         response = Response(status=304)
-        response.set_etag(etag)
+        response.set_etag(kept_etag(etag))
         response.cache_control.no_cache = True
         return response
     return found.id, etag
@@ -44,10 +44,9 @@ def _conditional(token: str, part: str) -> tuple[int, str] | Response:
 
 def _live_response(template: str, etag: str, context: Callable[[], dict[str, Any]]) -> Response:
     # The same for every phone until the game changes: rendered once per version (the ETag).
-    response = Response(
-        kept_html((etag, template), lambda: render_template(template, **context()))
+    response = kept_response(
+        (etag, template), lambda: render_template(template, **context()), etag
     )
-    response.set_etag(etag)
     # Keep a copy but ask every time: the answer is a 304 until the game changes.
     response.cache_control.no_cache = True
     return response
