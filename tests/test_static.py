@@ -116,7 +116,13 @@ def test_a_static_file_that_is_not_there_is_a_404(client):
 
 @pytest.mark.parametrize(
     ("asked", "coding", "kept_coding"),
-    [("gzip, br", "br", "gzip"), ("gzip", "gzip", "gzip"), ("br", "br", "br"), ("", None, None)],
+    [
+        ("gzip, br", "br", "gzip"),
+        ("gzip", "gzip", "gzip"),
+        ("br", "br", "br"),
+        ("br;q=1.0, gzip;q=0", "br", "br"),
+        ("", None, None),
+    ],
 )
 def test_pages_and_json_are_compressed_as_asked(ctx, client, asked, coding, kept_coding):
     # A kept page (the sheet) is compressed once for everyone, as gzip (views.kept_bodies);

@@ -141,11 +141,17 @@ def gzip_parts(
     return parts
 
 
-def gzip_body(parts: Sequence[Part], pieces: Sequence[bytes], values: Sequence[bytes]) -> bytes:
-    """One visitor's gzip'd page: ``parts`` with ``values`` filled in, and the trailer."""
+def gzip_body(
+    parts: Sequence[Part],
+    pieces: Sequence[bytes],
+    values: Sequence[bytes],
+    first_crc: int | None = None,
+) -> bytes:
+    """One visitor's gzip'd page: ``parts`` with ``values`` filled in, and the trailer;
+    ``first_crc``: the CRC of the first piece (the head and stylesheet), if known."""
     crc = 0
     for index, piece in enumerate(pieces):
-        crc = zlib.crc32(piece, crc)
+        crc = zlib.crc32(piece, crc) if index or first_crc is None else first_crc
         if index < len(values):
             crc = zlib.crc32(values[index], crc)
     size = sum(map(len, pieces)) + sum(map(len, values))
@@ -160,6 +166,11 @@ def kept_coding() -> str | None:
     else None, and Flask-Compress compresses the page as it does any other answer."""
     if "gzip" not in current_app.config.get("COMPRESS_ALGORITHM", ()):
         return None
+    codings = request.environ.get("HTTP_ACCEPT_ENCODING", "")
+    if ";" not in codings and "*" not in codings:  # a plain list, as browsers send it
+        return (
+            "gzip" if "gzip" in (coding.strip().lower() for coding in codings.split(",")) else None
+        )
     return "gzip" if request.accept_encodings["gzip"] > 0 else None
 
 
@@ -181,6 +192,7 @@ class KeptPage:
         self.pieces = tuple(text.encode() for text in texts)
         self.marks = tuple(marks)
         self.size = sum(map(len, self.pieces))
+        self._first_crc = zlib.crc32(self.pieces[0])
         self._gzip: dict[tuple[int, ...], list[Part]] = {}
 
     @property
@@ -202,7 +214,7 @@ class KeptPage:
         values = [value.encode() for value in visitor_values(self.marks)]
         coding = kept_coding() if self.shared else None
         if coding == "gzip":
-            body = gzip_body(self._gzip_parts(values), self.pieces, values)
+            body = gzip_body(self._gzip_parts(values), self.pieces, values, self._first_crc)
         else:
             body = b"".join(
                 piece + value for piece, value in zip(self.pieces, [*values, b""], strict=True)
