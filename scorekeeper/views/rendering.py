@@ -25,7 +25,7 @@ from flask import (
 from flask_babel import get_locale, get_timezone
 
 from ..extensions import htmx
-from ..i18n import select_locale, select_timezone
+from ..i18n import LANGUAGE_COOKIE, TIMEZONE_COOKIE, select_locale, select_timezone
 from ..queries import data_version
 from ..visitor_marks import csrf_token, keeping, kept_query
 from .kept_bodies import KeptPage, coded_etag, kept_coding
@@ -213,34 +213,48 @@ def render_kept(
 
 
 class Viewers:
-    """The language and time zone each pair of ``Cookie`` and ``Accept-Language`` headers
-    selects, the last ``size`` pairs remembered: a phone polling a board sends the same
-    headers every time, and finding them again (Flask-Babel's locale and zone, the headers
-    parsed) was a fifth of answering "not modified" (pyinstrument)."""
+    """The language and time zone that i18n's selectors choose for what they read (the
+    language and zone cookies, the ``Accept-Language`` header), the last ``size`` choices
+    remembered: a phone polling a board sends the same every time, and finding them again
+    through Flask-Babel (Locale.parse, pytz, the header matched) was a fifth of answering
+    "not modified" (pyinstrument). Nothing else of the visitor is kept."""
+
+    # Longer values are chosen again every time (a few bytes each, whatever is sent).
+    LONGEST = 256
 
     def __init__(self, size: int = 1024) -> None:
-        self._found: LRUCache[tuple[str, str], tuple[str, str]] = LRUCache(maxsize=size)
+        self._found: LRUCache[tuple[str, str, str], tuple[str, str]] = LRUCache(maxsize=size)
         self._lock = threading.Lock()
 
     def of_request(self) -> tuple[str, str]:
-        headers = (
-            request.environ.get("HTTP_COOKIE", ""),
+        cookies = request.cookies
+        read = (
+            cookies.get(LANGUAGE_COOKIE, ""),
+            cookies.get(TIMEZONE_COOKIE, ""),
             request.environ.get("HTTP_ACCEPT_LANGUAGE", ""),
         )
         with self._lock:
-            found = self._found.get(headers)
+            found = self._found.get(read)
         if found is None:
-            # What Flask-Babel's get_locale and get_timezone parse (i18n's selectors).
             found = (select_locale(), select_timezone())
-            with self._lock:
-                self._found[headers] = found
+            if sum(map(len, read)) <= self.LONGEST:
+                with self._lock:
+                    self._found[read] = found
         return found
 
 
 def viewer() -> tuple[str, str]:
-    """The viewer's language and time zone, by name (what i18n's selectors choose)."""
-    viewers: Viewers = current_app.extensions["scorekeeper.viewers"]
-    return viewers.of_request()
+    """The viewer's language and time zone, by name (what i18n's selectors choose): found
+    once per request, before a page is kept (which then cannot read the cookies)."""
+    found: tuple[str, str] | None = g.get(_VIEWER)
+    if found is None:
+        viewers: Viewers = current_app.extensions["scorekeeper.viewers"]
+        found = viewers.of_request()
+        setattr(g, _VIEWER, found)
+    return found
+
+
+_VIEWER = "scorekeeper_viewer"
 
 
 def viewer_tag() -> str:
