@@ -32,7 +32,8 @@ from werkzeug.datastructures import ImmutableMultiDict
 _CSRF_MARK = f"csrf-{secrets.token_hex(16)}"
 # A form's request key, numbered within the page: each gets a fresh key on the way out.
 _KEY_MARK = f"rk{secrets.token_hex(8)}"
-_KEY_MARKS = re.compile(rf"{_KEY_MARK}n(\d+)n")
+# Every mark: the token's (no group) or a form's key (its number in the group).
+_MARKS = re.compile(rf"{_CSRF_MARK}|{_KEY_MARK}n(\d+)n")
 _keeping: ContextVar[list[int] | None] = ContextVar("keeping_page", default=None)
 
 
@@ -148,13 +149,43 @@ def new_request_key() -> str:
     return secrets.token_urlsafe(16)
 
 
+# What a mark stands for: None for the CSRF token, a form's number for its request key.
+Mark = int | None
+
+
+def cut_at_marks(html: str) -> tuple[list[str], list[Mark]]:
+    """A page rendered to be kept, cut at its marks: the text around them (one piece more
+    than there are marks) and what each mark stands for."""
+    pieces: list[str] = []
+    marks: list[Mark] = []
+    position = 0
+    for found in _MARKS.finditer(html):
+        pieces.append(html[position : found.start()])
+        marks.append(None if found.group(1) is None else int(found.group(1)))
+        position = found.end()
+    pieces.append(html[position:])
+    return pieces, marks
+
+
+def visitor_values(marks: Iterable[Mark]) -> list[str]:
+    """What each mark of a kept page is for this visitor: their CSRF token, and a fresh key
+    for each form (the same for every mark of one form)."""
+    token = ""
+    keys: dict[int, str] = {}
+    values = []
+    for mark in marks:
+        if mark is None:
+            token = token or generate_csrf()
+            values.append(token)
+        else:
+            if mark not in keys:
+                keys[mark] = secrets.token_urlsafe(16)
+            values.append(keys[mark])
+    return values
+
+
 def fill_in(html: str) -> str:
     """A kept page as one visitor gets it: their CSRF token, a fresh key for each form."""
-    if _CSRF_MARK in html:
-        html = html.replace(_CSRF_MARK, generate_csrf())
-    if _KEY_MARK in html:
-        keys: dict[str, str] = {}
-        html = _KEY_MARKS.sub(
-            lambda mark: keys.setdefault(mark.group(1), secrets.token_urlsafe(16)), html
-        )
-    return html
+    pieces, marks = cut_at_marks(html)
+    values = visitor_values(marks)
+    return "".join(piece + value for piece, value in zip(pieces, [*values, ""], strict=True))

@@ -2,16 +2,24 @@
 until the game changes, but never stale, never in another viewer's language, and with each
 visitor's own form token."""
 
+import gzip
+import random
 import re
+import zlib
+
+import pytest
 
 from scorekeeper import queries
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
+from scorekeeper.views import kept_bodies
 from scorekeeper.visitor_marks import _CSRF_MARK
 from tests.factories import new_game
 from tests.play_helpers import HX, play_round, sheet_totals, text, trump, version
 
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+# A visitor's own values: the token (in forms and htmx's headers) and the forms' keys.
+VALUES = re.compile(r'(?<=value=")[^"]+(?=")|(?<="X-CSRFToken": ")[^"]+')
 
 
 def test_a_kept_sheet_follows_every_change_of_the_game(client, ctx):
@@ -105,3 +113,62 @@ def test_the_data_version_moves_with_every_stored_change_not_with_reads(client, 
     assert queries.data_version() == before
     trump(client, game_id, 1, "suit:hearts")
     assert queries.data_version() > before
+
+
+# --- compressed once for everyone (views.kept_bodies) ---------------------------------------
+
+
+def test_every_length_and_distance_deflate_can_copy_is_written_right():
+    rng = random.Random(1)
+    letters = bytes(rng.randrange(97, 123) for _ in range(kept_bodies.WINDOW))
+    for length in range(kept_bodies.MIN_COPY, kept_bodies.MAX_COPY + 1):
+        for distance in (length, length + 1, 300, 4097, 24_577, kept_bodies.WINDOW):
+            text = letters[-distance:]
+            stream = kept_bodies.stored_block(text) + kept_bodies.copy_block(length, distance)
+            unpacked = zlib.decompress(stream + kept_bodies.LAST_BLOCK, -15)
+            assert unpacked == text + text[:length], (length, distance)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_a_page_spliced_for_a_visitor_unpacks_to_exactly_that_page(seed):
+    """Marks anywhere (together, at either end, repeated near and beyond deflate's window),
+    values of any length: the stream unpacks to the page with the values written in."""
+    rng = random.Random(seed)
+    words = [b"<form>", b"<td>12</td>", b"Ann", b"\xc3\xa9", b" " * 40, b"value="]
+    count = rng.randrange(0, 12)
+    pieces = [
+        b"".join(rng.choice(words) for _ in range(rng.choice((0, 1, 30, 3000, 9000))))
+        for _ in range(count + 1)
+    ]
+    marks = [rng.choice((None, 0, 1, 2)) for _ in range(count)]
+    by_mark = {
+        mark: bytes(rng.randrange(33, 127) for _ in range(rng.choice((1, 2, 22, 91, 300))))
+        for mark in set(marks)
+    }
+    values = [by_mark[mark] for mark in marks]
+    parts = kept_bodies.gzip_parts(pieces, marks, [len(value) for value in values])
+    body = kept_bodies.gzip_body(parts, pieces, values)
+    expected = b"".join(piece + value for piece, value in zip(pieces, [*values, b""], strict=True))
+    assert gzip.decompress(body) == expected
+
+
+def test_a_kept_page_comes_gzipped_with_the_visitors_own_values(csrf_app):
+    with csrf_app.app_context():
+        game_id = new_game(["Ann", "Bob", "Cy"], bid_rule="free")
+    browser = {"Accept-Encoding": "gzip, br"}
+    pages = []
+    for client in (csrf_app.test_client(), csrf_app.test_client()):
+        answer = client.get(f"/games/{game_id}", headers=browser)
+        assert answer.headers["Content-Encoding"] == "gzip"
+        assert "Accept-Encoding" in answer.headers["Vary"]
+        page = gzip.decompress(answer.get_data()).decode()
+        plain = client.get(f"/games/{game_id}").get_data(as_text=True)
+        assert _CSRF_MARK not in page
+        # The same page but for the visitor's values (each visit: fresh keys).
+        assert VALUES.sub("", page) == VALUES.sub("", plain)
+        assert set(TOKEN.findall(page)) == set(TOKEN.findall(plain))
+        pages.append(page)
+    keys = [set(re.findall(r'name="request_key" value="([^"]+)"', page)) for page in pages]
+    assert keys[0]
+    assert not keys[0] & keys[1]
+    assert set(TOKEN.findall(pages[0])) != set(TOKEN.findall(pages[1]))

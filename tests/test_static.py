@@ -114,13 +114,28 @@ def test_a_static_file_that_is_not_there_is_a_404(client):
     assert client.get("/static/app.000000000000.css").status_code == 404
 
 
-@pytest.mark.parametrize(("asked", "coding"), [("gzip, br", "br"), ("gzip", "gzip"), ("", None)])
-def test_pages_and_json_are_compressed_as_asked(ctx, client, asked, coding):
+@pytest.mark.parametrize(
+    ("asked", "coding", "kept_coding"),
+    [
+        ("gzip, br", "br", "gzip"),
+        ("gzip", "gzip", "gzip"),
+        ("br", "br", "br"),
+        ("br;q=1.0, gzip;q=0", "br", "br"),
+        ("", None, None),
+    ],
+)
+def test_pages_and_json_are_compressed_as_asked(ctx, client, asked, coding, kept_coding):
+    # A kept page (the sheet) is compressed once for everyone, as gzip (views.kept_bodies);
+    # a browser that takes only Brotli gets it compressed per visit, as any other answer.
     game = make_game(rounds=random_rounds(rules.GameRules(players=3)))
-    for path in ("/", f"/games/{game.id}/sheet", f"/history/{game.id}/export.json"):
+    for path, expected in (
+        ("/", coding),
+        (f"/games/{game.id}/sheet", kept_coding),
+        (f"/history/{game.id}/export.json", coding),
+    ):
         response = client.get(path, headers={"Accept-Encoding": asked})
         assert response.status_code == 200
-        assert response.headers.get("Content-Encoding") == coding, path
+        assert response.headers.get("Content-Encoding") == expected, path
         assert "Accept-Encoding" in response.headers["Vary"]
         plain = client.get(path).get_data()
         assert len(decoded(response)) == len(plain)
@@ -134,13 +149,17 @@ def test_the_live_board_has_an_etag_per_coding_and_304_when_compressed(ctx, clie
     browser = {"Accept-Encoding": "gzip, br", "HX-Request": "true"}
     first = client.get(board, headers=browser)
     assert first.status_code == 200
-    assert first.headers["Content-Encoding"] == "br"
+    # Kept, so compressed once for every phone: gzip (views.kept_bodies).
+    assert first.headers["Content-Encoding"] == "gzip"
     etag = first.headers["ETag"]
     # The viewer's language and time zone are part of it (the board reads differently in each).
     tag = f"board-{game_id}-1-en.UTC"
-    assert etag == f'"{tag}:br"', "the page's script compares it without :br"
-    gzipped = client.get(board, headers=browser | {"Accept-Encoding": "gzip"})
-    assert gzipped.headers["ETag"] == f'"{tag}:gzip"'
+    assert etag == f'"{tag}:gzip"', "the page's script compares it without :gzip"
+    brotli_only = client.get(board, headers=browser | {"Accept-Encoding": "br"})
+    assert brotli_only.headers["Content-Encoding"] == "br"
+    assert brotli_only.headers["ETag"] == f'"{tag}:br"'
+    unchanged = browser | {"Accept-Encoding": "br", "If-None-Match": f'"{tag}:br"'}
+    assert client.get(board, headers=unchanged).headers["ETag"] == f'"{tag}:br"'
     plain = client.get(board, headers={"HX-Request": "true"})
     assert plain.headers["ETag"] == f'"{tag}"'
     again = client.get(board, headers=browser | {"If-None-Match": etag})

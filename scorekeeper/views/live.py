@@ -11,10 +11,10 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from ..models import Game
-from ..queries import live_version, load_game, seat_links
+from ..queries import live_version, live_version_outside, load_game, seat_links
 from .addresses import ANNOUNCED_FILE, public_url, remember_announced
 from .addresses import qr_svg as _qr
-from .rendering import kept_html, render, viewer_tag
+from .rendering import kept_etag, kept_response, render, viewer_tag
 from .table_screen import table_context
 
 bp = Blueprint("live", __name__)
@@ -29,25 +29,30 @@ def _etag(game_id: int, version: int, part: str) -> str:
 
 
 def _conditional(token: str, part: str) -> tuple[int, str] | Response:
-    """The game's id and current ETag, or a ready 304 when the phone is up to date."""
+    """The game's id and current ETag, or a ready 304 when the phone is up to date: then
+    after one small query outside the page's session (a poll as cheap as /healthz)."""
+    if request.if_none_match:
+        known = live_version_outside(token)
+        if known is not None and (etag := _etag(known.id, known.version, part)) in (
+            request.if_none_match
+        ):
+            response = Response(status=304)
+            response.set_etag(kept_etag(etag))
+            response.cache_control.no_cache = True
+            return response
+    # Changed (or a first visit): the version the page is rendered and kept by, read in the
+    # page's own session.
     found = live_version(token)
     if found is None:
         abort(404)
-    etag = _etag(found.id, found.version, part)
-    if etag in request.if_none_match:
-        response = Response(status=304)
-        response.set_etag(etag)
-        response.cache_control.no_cache = True
-        return response
-    return found.id, etag
+    return found.id, _etag(found.id, found.version, part)
 
 
 def _live_response(template: str, etag: str, context: Callable[[], dict[str, Any]]) -> Response:
     # The same for every phone until the game changes: rendered once per version (the ETag).
-    response = Response(
-        kept_html((etag, template), lambda: render_template(template, **context()))
+    response = kept_response(
+        (etag, template), lambda: render_template(template, **context()), etag
     )
-    response.set_etag(etag)
     # Keep a copy but ask every time: the answer is a 304 until the game changes.
     response.cache_control.no_cache = True
     return response

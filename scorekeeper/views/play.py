@@ -21,7 +21,8 @@ from ..i18n import gettext as _
 from ..models import ChangeAction, Game, GameStatus, Round, RoundState
 from ..queries import game_version, load_game, reload_game
 from ..records import rules_of
-from .rendering import render, render_kept, viewer_tag
+from .kept_bodies import coded_etag
+from .rendering import kept_etag, render, render_kept, viewer_tag
 from .table_screen import (
     RESENT,
     STALE,
@@ -59,8 +60,12 @@ def table_poll(game_id: int) -> Response:
     if version is None:
         abort(404)
     etag = f"table-{game_id}-{version}-{viewer_tag()}"
-    response = Response(status=304) if etag in request.if_none_match else table(game_id)
-    response.set_etag(etag)
+    if etag in request.if_none_match:
+        response = Response(status=304)
+        response.set_etag(kept_etag(etag))
+    else:
+        response = table(game_id)
+        response.set_etag(coded_etag(etag, response.content_encoding))
     response.cache_control.no_cache = True
     return response
 

@@ -22,12 +22,13 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import get_timezone
+from flask_babel import get_locale, get_timezone
 
 from ..extensions import htmx
-from ..i18n import locale_name
+from ..i18n import LANGUAGE_COOKIE, TIMEZONE_COOKIE, select_locale, select_timezone
 from ..queries import data_version
-from ..visitor_marks import csrf_token, fill_in, keeping, kept_query
+from ..visitor_marks import csrf_token, keeping, kept_query
+from .kept_bodies import KeptPage, coded_etag, kept_coding
 
 
 def render(
@@ -54,34 +55,33 @@ def render(
 # once per version (and language, time zone, address and the query parameters it reads) and
 # kept in this process; the per-visitor parts, the CSRF token and the forms' request keys,
 # are rendered as marks and filled in on the way out (visitor_marks: while a page is kept,
-# nothing else of the visitor can be read). cachetools' LRUCache (maintained, bounded by
-# the pages' size in bytes as well as their number) under a lock: the server's threads
-# share it.
+# nothing else of the visitor can be read), into a gzip stream made once (kept_bodies).
+# cachetools' LRUCache (maintained, bounded by the pages' size in bytes as well as their
+# number) under a lock: the server's threads share it.
 
 
-def _page_bytes(page: tuple[int, str]) -> int:
-    # Python keeps ASCII text at one byte a character: near enough for a bound.
-    return len(page[1]) + 100
+def _page_bytes(page: KeptPage) -> int:
+    return page.weight
 
 
 class PageCache:
-    """Rendered pages (status and HTML) by key, the least recently used dropped beyond
+    """Rendered pages (:class:`KeptPage`) by key, the least recently used dropped beyond
     ``size`` pages or ``max_bytes`` of HTML."""
 
     def __init__(self, size: int, max_bytes: int = 64 * 2**20) -> None:
         self.enabled = size > 0 and max_bytes > 0
         self._max_bytes = max(max_bytes, 1)
         self._size = max(size, 1)
-        self._pages: LRUCache[Hashable, tuple[int, str]] = LRUCache(
+        self._pages: LRUCache[Hashable, KeptPage] = LRUCache(
             maxsize=self._max_bytes, getsizeof=_page_bytes
         )
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> tuple[int, str] | None:
+    def get(self, key: Hashable) -> KeptPage | None:
         with self._lock:
             return self._pages.get(key)
 
-    def put(self, key: Hashable, page: tuple[int, str]) -> None:
+    def put(self, key: Hashable, page: KeptPage) -> None:
         if not self.enabled or _page_bytes(page) > self._max_bytes:
             return
         with self._lock:
@@ -107,6 +107,7 @@ def init_app(app: Flask) -> None:
         int(app.config.get("PAGE_CACHE_SIZE", 256)),
         int(app.config.get("PAGE_CACHE_BYTES", 64 * 2**20)),
     )
+    app.extensions["scorekeeper.viewers"] = Viewers()
     # Flask-WTF offers its own as a global and through a context processor: replace both.
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["here"] = here
@@ -118,15 +119,30 @@ def kept_html(key: Hashable | None, make: Callable[[], str], reads: Iterable[str
     by every stored change — and the viewer's language, time zone, host and the query
     parameters ``reads`` names added to it) and kept; ``None``: nothing kept (e.g. the game
     is not there, and ``make`` answers the 404)."""
-    return _kept(key, lambda: (200, make()), reads)[1]
+    return _kept(key, lambda: (200, make()), reads).html()
+
+
+def kept_response(
+    key: Hashable | None, make: Callable[[], str], etag: str, reads: Iterable[str] = ()
+) -> Response:
+    """:func:`kept_html` as the answer, compressed once for everyone (kept_bodies), with
+    the strong tag ``etag`` (and the coding sent, as Flask-Compress names it)."""
+    return _kept(key, lambda: (200, make()), reads).response(etag)
+
+
+def kept_etag(etag: str) -> str:
+    """The tag a 304 for a kept page carries: with the coding its 200 is sent in (without
+    one when Flask-Compress compresses it: its hook names the coding)."""
+    pages: PageCache = current_app.extensions["scorekeeper.pages"]
+    return coded_etag(etag, kept_coding() if pages.enabled else None)
 
 
 def _kept(
     key: Hashable | None, make: Callable[[], tuple[int, str]], reads: Iterable[str] = ()
-) -> tuple[int, str]:
+) -> KeptPage:
     pages: PageCache = current_app.extensions["scorekeeper.pages"]
     if key is None or not pages.enabled:
-        return make()
+        return KeptPage(*make(), shared=False)
     reads = tuple(reads)
     # The data version too: what a page shows of other records (a player's name) may change
     # without its own key (a game's version) moving. Read in the page's own transaction,
@@ -136,23 +152,26 @@ def _kept(
     full_key = (
         key,
         version,
-        locale_name(),
-        str(get_timezone()),
+        *viewer(),
         request.host,
         request.path,
         kept_query(reads),
     )
     found = pages.get(full_key)
     if found is None:
+        # Flask-Babel finds the language and zone from the cookies, which a page being kept
+        # cannot read: found now, as the key's names were.
+        get_locale(), get_timezone()
         with keeping(reads):
-            found = make()
+            found = KeptPage(*make())
         # Kept only under the version the page's own snapshot read: a page whose reads
         # ended the transaction (and so may show later data) or that asked not to be kept
         # (it shows derived figures being brought up to date) is answered, not kept.
         if not g.pop(DONT_KEEP, False) and data_version() == version:
             pages.put(full_key, found)
-    status, html = found
-    return status, fill_in(html)
+        else:
+            found.shared = False
+    return found
 
 
 # Set in ``flask.g`` by a page that must not be kept (see :func:`dont_keep`).
@@ -188,16 +207,61 @@ def render_kept(
         status, values = built if isinstance(built, tuple) else (200, built)
         return status, render_template(template, **values)
 
-    status, html = _kept(None if key is None else (key, template), make, reads)
-    response = make_response(html, status)
+    response = _kept(None if key is None else (key, template), make, reads).response()
     response.vary.add("HX-Request")
     return response
+
+
+class Viewers:
+    """The language and time zone that i18n's selectors choose for what they read (the
+    language and zone cookies, the ``Accept-Language`` header), the last ``size`` choices
+    remembered: a phone polling a board sends the same every time, and finding them again
+    through Flask-Babel (Locale.parse, pytz, the header matched) was a fifth of answering
+    "not modified" (pyinstrument). Nothing else of the visitor is kept."""
+
+    # Longer values are chosen again every time (a few bytes each, whatever is sent).
+    LONGEST = 256
+
+    def __init__(self, size: int = 1024) -> None:
+        self._found: LRUCache[tuple[str, str, str], tuple[str, str]] = LRUCache(maxsize=size)
+        self._lock = threading.Lock()
+
+    def of_request(self) -> tuple[str, str]:
+        cookies = request.cookies
+        read = (
+            cookies.get(LANGUAGE_COOKIE, ""),
+            cookies.get(TIMEZONE_COOKIE, ""),
+            request.environ.get("HTTP_ACCEPT_LANGUAGE", ""),
+        )
+        with self._lock:
+            found = self._found.get(read)
+        if found is None:
+            found = (select_locale(), select_timezone())
+            if sum(map(len, read)) <= self.LONGEST:
+                with self._lock:
+                    self._found[read] = found
+        return found
+
+
+def viewer() -> tuple[str, str]:
+    """The viewer's language and time zone, by name (what i18n's selectors choose): found
+    once per request, before a page is kept (which then cannot read the cookies)."""
+    found: tuple[str, str] | None = g.get(_VIEWER)
+    if found is None:
+        viewers: Viewers = current_app.extensions["scorekeeper.viewers"]
+        found = viewers.of_request()
+        setattr(g, _VIEWER, found)
+    return found
+
+
+_VIEWER = "scorekeeper_viewer"
 
 
 def viewer_tag() -> str:
     """What of the viewer an answer varies by besides the game: language and time zone (part
     of the ETags of polled pages, so a switched language is not answered "not modified")."""
-    return f"{locale_name()}.{str(get_timezone()).replace('/', '.')}"
+    language, zone = viewer()
+    return f"{language}.{zone.replace('/', '.')}"
 
 
 def here() -> str:
