@@ -21,7 +21,7 @@ from ..i18n import gettext as _
 from ..models import ChangeAction, Game, GameStatus, Round, RoundState
 from ..queries import game_version, load_game, reload_game
 from ..records import rules_of
-from .rendering import render, render_kept, viewer_tag
+from .rendering import render, render_kept
 from .table_screen import (
     RESENT,
     STALE,
@@ -29,6 +29,7 @@ from .table_screen import (
     sealed_basis,
     store,
     table_context,
+    table_etag,
 )
 
 bp = Blueprint("play", __name__, url_prefix="/games")
@@ -58,7 +59,7 @@ def table_poll(game_id: int) -> Response:
     version = game_version(game_id)
     if version is None:
         abort(404)
-    etag = f"table-{game_id}-{version}-{viewer_tag()}"
+    etag = table_etag(game_id, version)
     response = Response(status=304) if etag in request.if_none_match else table(game_id)
     response.set_etag(etag)
     response.cache_control.no_cache = True
