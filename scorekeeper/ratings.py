@@ -442,15 +442,13 @@ def _rate_from(
     figures = {(row.game_id, row.player_id): row for row in seats}
     game_rows = []
     rating_rows = []
+    pause = _Yield()
     rated = rating.rate_games((finish for _, finish in games), before)
     for seq, ((row, _), (game_id, finishes)) in enumerate(zip(games, rated, strict=True), kept):
         if progress is not None:
             progress(1)
         if seq % 4 == 0:
-            # Rating is pure Python: a job in a web worker's background thread would hold
-            # the GIL and make the worker's requests wait (4 first visits took 35 s with
-            # 300 games). A moment's sleep every few games hands it over.
-            time.sleep(0.0005)
+            pause.now()
         game_rows.append(
             {
                 "ladder_id": ladder_id,
@@ -476,6 +474,26 @@ def _rate_from(
             for finish in finishes
         )
     return kept, game_rows, rating_rows
+
+
+class _Yield:
+    """Rating is pure Python: a job in a web worker's background thread would hold the GIL
+    and make the worker's requests wait (4 first visits took 35 s with 300 games; a player
+    page 10–19 s while 20,000 games were rated). Off the main thread, the job sleeps as long
+    as it has worked every few milliseconds, so the worker's pages get at least half of the
+    GIL; ``flask refresh`` (the main thread) does not pause."""
+
+    WORK = 0.002
+
+    def __init__(self) -> None:
+        self.background = threading.current_thread() is not threading.main_thread()
+        self.since = time.perf_counter()
+
+    def now(self) -> None:
+        worked = time.perf_counter() - self.since
+        if self.background and worked >= self.WORK:
+            time.sleep(min(worked, 0.02))
+            self.since = time.perf_counter()
 
 
 def _games(seats: Sequence[Any]) -> Iterator[tuple[Any, rating.GameFinish]]:

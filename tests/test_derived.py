@@ -117,6 +117,7 @@ def test_while_the_ladder_is_updated_visitors_see_the_last_one_marked_as_updatin
         make_config(
             SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'busy.sqlite'}",
             LADDER_WAIT_SECONDS=0,
+            PLAYER_LADDER_WAIT_SECONDS=0,
         )
     )
     client = app.test_client()
@@ -205,3 +206,18 @@ def test_a_lease_not_renewed_is_taken_over_and_the_old_claim_lets_go_of_nothing(
         ratings._release(name, taken)
         assert lease_row(name).lease_until is None
         assert ratings.run_job(ratings.ALL_TIME, None)  # free again: the next visit runs it
+
+
+def test_results_stored_before_the_bidding_figures_are_stale_until_refreshed(client, ctx):
+    game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+    make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
+    stored = db.session.scalars(sa.select(SeatResult.bidding)).all()
+    assert all(stored)
+    # As the migration leaves a database's rows: no bidding figures yet.
+    db.session.execute(sa.update(SeatResult).values(bidding=None))
+    db.session.commit()
+    assert not results.current(db.session)
+    db.session.rollback()
+    assert results.refresh() == 1  # what `flask serve` and `flask refresh` do
+    assert results.current(db.session)
+    assert db.session.scalars(sa.select(SeatResult.bidding)).all() == stored
