@@ -125,6 +125,10 @@ def configure(app: Flask, overrides: dict | None) -> None:
         # How long a ladder visit waits for the ladder being brought up to date before it
         # shows the last complete one, marked as updating (ratings.page_ladder).
         LADDER_WAIT_SECONDS=0.5,
+        # The same for a player's page (its rating chart): by default it does not wait, and
+        # shows the last complete ratings marked as updating, so a first visit after a large
+        # restore stays quick (its own figures come from the stored results).
+        PLAYER_LADDER_WAIT_SECONDS=0,
         # Wrong passwords allowed per client address (Flask-Limiter's notation).
         LOGIN_RATE_LIMIT="10 per minute",
         # Counted in the app's database: one count for every worker and host (signins).

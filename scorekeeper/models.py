@@ -333,6 +333,11 @@ class SeatResult(db.Model):
     streak_first: Mapped[int] = mapped_column(sa.SmallInteger)
     streak_last: Mapped[int] = mapped_column(sa.SmallInteger)
     streak_best: Mapped[int] = mapped_column(sa.SmallInteger)
+    # What this seat adds to the bidding figures of the player page (reports.bidding's
+    # seat_bidding: tallies by hand size, place in the bidding, forced and zero bids, and the
+    # points lost), so the page adds them up instead of scoring every game. NULL in rows
+    # stored before the column: such a row is stale (results.stale_games).
+    bidding: Mapped[list[int] | None] = mapped_column(sa.JSON(none_as_null=True))
 
     hand_sizes: Mapped[list[HandResult]] = relationship(cascade="all, delete-orphan")
 

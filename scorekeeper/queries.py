@@ -22,18 +22,15 @@ from .extensions import db
 from .i18n import gettext as _
 from .models import (
     DataVersion,
-    Entry,
     Game,
     GameStatus,
     HandResult,
     Player,
     Round,
-    RoundState,
     Seat,
     SeatLink,
     SeatResult,
 )
-from .records import record_from
 from .reports import bidding, stats
 
 GAMES_PER_PAGE = 20
@@ -488,51 +485,13 @@ def _head_to_head(mine: sa.Subquery) -> tuple[stats.HeadToHead, ...]:
     return tuple(sorted(lines, key=lambda h: (-h.games, h.name.casefold(), h.player_id)))
 
 
-def bidding_games(player_id: int, conditions: Sequence[Any]) -> list[bidding.BidGame]:
-    """The player's finished games matching ``conditions`` with every scored round, for
-    :func:`bidding.bidding_stats`: two queries however many games (the games with the
-    player's seat, then every entry of their scored rounds)."""
-    games = (
-        sa.select(Game.id, Game.created_at, Game.rules, Seat.position)
-        .join(Seat, Seat.game_id == Game.id)
-        .where(Seat.player_id == player_id, Game.status == GameStatus.FINISHED, *conditions)
+def bidding_figures(player_id: int, conditions: Sequence[Any]) -> bidding.BiddingStats:
+    """The bidding figures of the player page over the player's finished games matching
+    ``conditions``: what each of their seats adds, stored with the results (one query; no
+    game is scored here)."""
+    seats = db.session.scalars(
+        sa.select(SeatResult.bidding)
+        .join(Game, Game.id == SeatResult.game_id)
+        .where(SeatResult.player_id == player_id, Game.status == GameStatus.FINISHED, *conditions)
     )
-    found = db.session.execute(games).all()
-    ids = sa.select(games.subquery().c.id)
-    entries: dict[int, dict[int, list[Any]]] = defaultdict(lambda: defaultdict(list))
-    shape: dict[tuple[int, int], Any] = {}
-    for row in db.session.execute(
-        sa.select(
-            Round.game_id,
-            Round.number,
-            Round.hand_size,
-            Round.dealer,
-            Round.bomb_played,
-            Entry.seat,
-            Entry.bid,
-            Entry.cloud_bid,
-            Entry.tricks,
-        )
-        .join(Entry, Entry.round_id == Round.id)
-        .where(Round.game_id.in_(ids), Round.state == RoundState.SCORED)
-        .order_by(Round.game_id, Round.number, Entry.seat)
-    ):
-        entries[row.game_id][row.number].append((row.seat, row.bid, row.cloud_bid, row.tricks))
-        shape[row.game_id, row.number] = row
-    parsed = _rules_parser()
-    played = []
-    for game in found:
-        game_rules = parsed(game.rules)
-        rounds = tuple(
-            record_from(
-                number,
-                shape[game.id, number].hand_size,
-                shape[game.id, number].dealer,
-                shape[game.id, number].bomb_played,
-                seats,
-                game_rules.players,
-            )
-            for number, seats in sorted(entries[game.id].items())
-        )
-        played.append(bidding.BidGame(game.id, game.created_at, game.position, game_rules, rounds))
-    return played
+    return bidding.add_up(seats)

@@ -188,9 +188,11 @@ def refresh(
 
 # --- the single-flighted job ----------------------------------------------------------------
 
-# How long a claim holds without being released: a process that died while computing
-# leaves the job to another after this (20,000 games take well under it).
-LEASE = timedelta(minutes=5)
+# How long a claim holds unless it is renewed: the process running the job renews it every
+# HEARTBEAT seconds while it works (however long the job), so a process that died mid-job
+# leaves the job to the next visitor within this, not minutes later.
+LEASE = timedelta(seconds=30)
+HEARTBEAT = 10.0
 # Jobs this process is running now (threads of one process need not ask the database).
 _running: set[str] = set()
 _running_lock = threading.Lock()
@@ -200,24 +202,25 @@ def job_name(season: str, starts_at: datetime | None) -> str:
     return f"ladder:{ladder_key(season, starts_at)}"[:100]
 
 
-def _job_connection() -> sa.Connection:
+def _job_connection(engine: sa.Engine | None = None) -> sa.Connection:
     # READ COMMITTED on PostgreSQL: two claims at once wait for each other and the second
     # sees the first's lease (under REPEATABLE READ it would fail instead).
-    options = (
-        {"isolation_level": "READ COMMITTED"} if db.engine.dialect.name == "postgresql" else {}
-    )
-    return db.engine.connect().execution_options(**options)
+    engine = engine or db.engine
+    options = {"isolation_level": "READ COMMITTED"} if engine.dialect.name == "postgresql" else {}
+    return engine.connect().execution_options(**options)
 
 
-def _claim(name: str) -> bool:
-    """Take the job's lease when nobody holds it (one UPDATE: only one process wins)."""
+def _claim(name: str) -> datetime | None:
+    """Take the job's lease when nobody holds it (one UPDATE: only one process wins): the
+    moment it was taken, which names this claim (the renewals and the release are for it
+    only), or None."""
     try:
         return _try_claim(name)
     except sa.exc.OperationalError:  # SQLite's write lock held by the running job: busy
-        return False
+        return None
 
 
-def _try_claim(name: str) -> bool:
+def _try_claim(name: str) -> datetime | None:
     insert = postgresql_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
     now = utcnow()
     with _job_connection() as connection, connection.begin():
@@ -230,14 +233,37 @@ def _try_claim(name: str) -> bool:
             )
             .values(lease_until=now + LEASE, started_at=now, runs=DerivedJob.runs + 1)
         )
-        return claimed.rowcount == 1
+        return now if claimed.rowcount == 1 else None
 
 
-def _release(name: str) -> None:
+def _mine(name: str, claim: datetime) -> Any:
+    return sa.and_(DerivedJob.name == name, DerivedJob.started_at == claim)
+
+
+def _renew(engine: sa.Engine, name: str, claim: datetime) -> bool:
+    """Extend this claim's lease; False when it is no longer this claim's (taken over)."""
+    with _job_connection(engine) as connection, connection.begin():
+        renewed = connection.execute(
+            sa.update(DerivedJob).where(_mine(name, claim)).values(lease_until=utcnow() + LEASE)
+        )
+        return renewed.rowcount == 1
+
+
+def _heartbeat(engine: sa.Engine, name: str, claim: datetime, done: threading.Event) -> None:
+    while not done.wait(HEARTBEAT):
+        try:
+            if not _renew(engine, name, claim):
+                return
+        except sa.exc.OperationalError:  # SQLite: the job's own write holds the lock; next beat
+            continue
+
+
+def _release(name: str, claim: datetime) -> None:
+    """Let go of this claim's lease (one another process took over is not touched)."""
     with _job_connection() as connection, connection.begin():
         connection.execute(
             sa.update(DerivedJob)
-            .where(DerivedJob.name == name)
+            .where(_mine(name, claim))
             .values(lease_until=None, finished_at=utcnow())
         )
 
@@ -274,14 +300,25 @@ def run_job(
             return False
         _running.add(name)
     try:
-        if not _claim(name):
+        claim = _claim(name)
+        if claim is None:
             return False
+        done = threading.Event()
+        beating = threading.Thread(
+            target=_heartbeat,
+            args=(db.engine, name, claim, done),
+            name=f"scorekeeper-lease-{name}",
+            daemon=True,
+        )
+        beating.start()
         try:
             for _round in range(3):
                 if not refresh(season, starts_at, progress):
                     break
         finally:
-            _release(name)
+            done.set()
+            beating.join()
+            _release(name, claim)
         return True
     finally:
         with _running_lock:
@@ -405,15 +442,13 @@ def _rate_from(
     figures = {(row.game_id, row.player_id): row for row in seats}
     game_rows = []
     rating_rows = []
+    pause = _Yield()
     rated = rating.rate_games((finish for _, finish in games), before)
     for seq, ((row, _), (game_id, finishes)) in enumerate(zip(games, rated, strict=True), kept):
         if progress is not None:
             progress(1)
         if seq % 4 == 0:
-            # Rating is pure Python: a job in a web worker's background thread would hold
-            # the GIL and make the worker's requests wait (4 first visits took 35 s with
-            # 300 games). A moment's sleep every few games hands it over.
-            time.sleep(0.0005)
+            pause.now()
         game_rows.append(
             {
                 "ladder_id": ladder_id,
@@ -439,6 +474,26 @@ def _rate_from(
             for finish in finishes
         )
     return kept, game_rows, rating_rows
+
+
+class _Yield:
+    """Rating is pure Python: a job in a web worker's background thread would hold the GIL
+    and make the worker's requests wait (4 first visits took 35 s with 300 games; a player
+    page 10–19 s while 20,000 games were rated). Off the main thread, the job sleeps as long
+    as it has worked every few milliseconds, so the worker's pages get at least half of the
+    GIL; ``flask refresh`` (the main thread) does not pause."""
+
+    WORK = 0.002
+
+    def __init__(self) -> None:
+        self.background = threading.current_thread() is not threading.main_thread()
+        self.since = time.perf_counter()
+
+    def now(self) -> None:
+        worked = time.perf_counter() - self.since
+        if self.background and worked >= self.WORK:
+            time.sleep(min(worked, 0.02))
+            self.since = time.perf_counter()
 
 
 def _games(seats: Sequence[Any]) -> Iterator[tuple[Any, rating.GameFinish]]:

@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
+from . import rules
 from .extensions import db
 from .models import (
     Entry,
@@ -39,7 +40,8 @@ from .models import (
     SeatResult,
     sqlite_write_lock,
 )
-from .records import sheet_of
+from .records import round_records, rules_of
+from .reports.bidding import seat_bidding
 from .reports.stats import seat_figures
 
 # Games scored and written per statement when many are due at once (a restore, an
@@ -68,7 +70,8 @@ def result_rows(games: Iterable[Game]) -> tuple[list[dict[str, Any]], list[dict[
     rows: list[dict[str, Any]] = []
     hands: list[dict[str, Any]] = []
     for game in games:
-        sheet = sheet_of(game)
+        game_rules, records = rules_of(game), round_records(game)
+        sheet = rules.score_sheet(game_rules, records)
         highlighted = set(sheet.highlighted(game.status == GameStatus.IN_PROGRESS))
         for seat in game.seats:
             figures = seat_figures(sheet, seat.position)
@@ -97,6 +100,7 @@ def result_rows(games: Iterable[Game]) -> tuple[list[dict[str, Any]], list[dict[
                     "streak_first": figures.streak_first,
                     "streak_last": figures.streak_last,
                     "streak_best": figures.streak_best,
+                    "bidding": seat_bidding(game_rules, records, sheet, seat.position),
                 }
             )
             hands.extend(
@@ -235,11 +239,13 @@ def _forget_due(session: Session) -> None:
 
 
 def stale_games(games: sa.Select | sa.ScalarSelect) -> sa.Select[tuple[int]]:
-    """The ids among ``games`` (a select of game ids) whose results are missing or stale."""
+    """The ids among ``games`` (a select of game ids) whose results are missing or stale
+    (stored before their bidding figures were: no ``bidding``)."""
     current = sa.exists().where(
         SeatResult.game_id == Game.id,
         SeatResult.seat == 0,
         SeatResult.version == Game.version,
+        SeatResult.bidding.is_not(None),
     )
     return sa.select(Game.id).where(Game.id.in_(games), ~current).order_by(Game.id)
 

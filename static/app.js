@@ -214,6 +214,41 @@
     var etag = (event.detail.xhr.getResponseHeader("ETag") || "").replace(/:(br|gzip|deflate|zstd)"$/, '"');
     if (etag && etag === board.dataset.etag) event.detail.shouldSwap = false;
   });
+  // The table's poll while bids come in from the players' phones: an answer older than the
+  // screen (a poll sent just before the screen's own write) is not swapped in; a newer one
+  // of the same bids step (a phone's bid arrived) keeps the chips tapped here but not saved.
+  var tapped = null;
+  function fromPoll(event) {
+    var config = event.detail.requestConfig;
+    return !!(config && config.elt && config.elt.hasAttribute && config.elt.hasAttribute("data-table-poll"));
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    tapped = null;
+    var shown = event.detail.target;
+    if (!shown || shown.id !== "table" || !fromPoll(event) || !event.detail.shouldSwap) return;
+    var answer = /id="table"[^>]*data-version="(\d+)"/.exec(event.detail.serverResponse || "");
+    if (answer && parseInt(answer[1], 10) < parseInt(shown.dataset.version, 10)) {
+      event.detail.shouldSwap = false;
+      return;
+    }
+    var form = shown.querySelector("form.all-bids");
+    if (!form) return;
+    tapped = { action: form.getAttribute("action"), chosen: [] };
+    form.querySelectorAll("input[type=radio]:checked").forEach(function (input) {
+      tapped.chosen.push({ name: input.name, value: input.value });
+    });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var kept = tapped;
+    tapped = null;
+    var form = kept && document.querySelector("#table form.all-bids");
+    if (!form || form.getAttribute("action") !== kept.action) return;
+    kept.chosen.forEach(function (choice) {
+      form.querySelectorAll('input[type=radio][name="' + choice.name + '"]').forEach(function (input) {
+        if (input.value === choice.value && !input.disabled) input.checked = true;
+      });
+    });
+  });
   function initTricks(root) {
     (root || document).querySelectorAll("form[data-required]").forEach(function (form) {
       updateTricks(form, false);

@@ -32,6 +32,7 @@ def make_config(**settings: object) -> dict:
         # A ladder visit waits for the ladder job (in a background thread) to finish, so a
         # test reads the ladder its games make; tests of the "updating" notice set 0.
         "LADDER_WAIT_SECONDS": 60,
+        "PLAYER_LADDER_WAIT_SECONDS": 60,
         **settings,
     }
 

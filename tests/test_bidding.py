@@ -207,11 +207,11 @@ def test_stored_games_give_the_same_figures(db_ctx):
 
     db.session.commit()
     ann = db.session.scalar(db.select(queries.Player.id).where(queries.Player.name == "Ann"))
-    stats = bidding.bidding_stats(queries.bidding_games(ann, []))
+    stats = queries.bidding_figures(ann, [])
     assert_matches(stats, expected_figures(games))
     # The period narrows the games: only the first three days.
     period = queries.period_conditions(None, (BASE_TIME + timedelta(days=2)).date())
-    narrowed = bidding.bidding_stats(queries.bidding_games(ann, period))
+    narrowed = queries.bidding_figures(ann, period)
     assert_matches(narrowed, expected_figures(games[:3]))
 
 

@@ -117,6 +117,7 @@ def test_while_the_ladder_is_updated_visitors_see_the_last_one_marked_as_updatin
         make_config(
             SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'busy.sqlite'}",
             LADDER_WAIT_SECONDS=0,
+            PLAYER_LADDER_WAIT_SECONDS=0,
         )
     )
     client = app.test_client()
@@ -149,3 +150,74 @@ def test_while_the_ladder_is_updated_visitors_see_the_last_one_marked_as_updatin
     assert "Dee" in page
     # The player page was not kept while it showed the old ratings.
     assert notice not in client.get(f"/players/{player_id}").get_data(as_text=True)
+
+
+def lease_row(name: str) -> tuple:
+    with ratings._job_connection() as connection:
+        return connection.execute(
+            sa.select(DerivedJob.lease_until, DerivedJob.started_at).where(DerivedJob.name == name)
+        ).one()
+
+
+def test_the_running_job_renews_its_lease_and_lets_it_go_when_done(db_app, monkeypatch):
+    monkeypatch.setattr(ratings, "HEARTBEAT", 0.01)
+    name = ratings.job_name(ratings.ALL_TIME, None)
+    renewals: list[object] = []
+    with db_app.app_context():
+        game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+        make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
+        db.session.rollback()
+
+        def progress(_games: int) -> None:
+            # The job is at work: wait (bounded) until its lease has been renewed.
+            first = lease_row(name).lease_until
+            for _ in range(500):
+                now = lease_row(name).lease_until
+                if now != first:
+                    renewals.append(now)
+                    return
+                threading.Event().wait(0.01)
+
+        assert ratings.run_job(ratings.ALL_TIME, None, progress)
+        assert renewals, "the lease was never renewed while the job ran"
+        assert lease_row(name).lease_until is None  # let go
+
+
+def test_a_lease_not_renewed_is_taken_over_and_the_old_claim_lets_go_of_nothing(db_app):
+    name = ratings.job_name(ratings.ALL_TIME, None)
+    with db_app.app_context():
+        game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+        make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
+        db.session.rollback()
+        # A process claimed the job and died: its lease ran out, nobody renews it.
+        dead = ratings._claim(name)
+        assert dead is not None
+        assert ratings._claim(name) is None  # held while it is renewed
+        with ratings._job_connection() as connection, connection.begin():
+            connection.execute(sa.update(DerivedJob).values(lease_until=dead - ratings.LEASE / 30))
+        taken = ratings._claim(name)
+        assert taken is not None
+        assert taken != dead
+        # The old claim (a process that was only slow) neither renews nor releases it.
+        assert not ratings._renew(db.engine, name, dead)
+        ratings._release(name, dead)
+        assert lease_row(name).lease_until is not None
+        assert ratings._renew(db.engine, name, taken)
+        ratings._release(name, taken)
+        assert lease_row(name).lease_until is None
+        assert ratings.run_job(ratings.ALL_TIME, None)  # free again: the next visit runs it
+
+
+def test_results_stored_before_the_bidding_figures_are_stale_until_refreshed(client, ctx):
+    game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
+    make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
+    stored = db.session.scalars(sa.select(SeatResult.bidding)).all()
+    assert all(stored)
+    # As the migration leaves a database's rows: no bidding figures yet.
+    db.session.execute(sa.update(SeatResult).values(bidding=None))
+    db.session.commit()
+    assert not results.current(db.session)
+    db.session.rollback()
+    assert results.refresh() == 1  # what `flask serve` and `flask refresh` do
+    assert results.current(db.session)
+    assert db.session.scalars(sa.select(SeatResult.bidding)).all() == stored

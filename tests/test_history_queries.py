@@ -71,8 +71,8 @@ def test_page_queries_do_not_grow_with_the_number_of_games(db_app):
     assert with_one == with_many, with_many
     # The player page is the largest: its statistics, then its rating chart (ratings.py: one
     # query finds the ladder current, one reads the player's ratings), its bidding figures (one
-    # query for the games, one for their rounds: queries.bidding_games), and one reads the
-    # data version its kept copy is keyed by.
+    # query adds up what each seat's stored results say: queries.bidding_figures), and one
+    # reads the data version its kept copy is keyed by.
     assert max(with_one.values()) <= 15, with_one
 
 

@@ -10,9 +10,10 @@ and :func:`findings` names what stands out, as codes and numbers for a page to w
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 from .. import rules
 
@@ -44,6 +45,8 @@ class Tally:
     over: int = 0
     under: int = 0
 
+    FIELDS: ClassVar[tuple[str, ...]] = ("rounds", "met", "over", "under")
+
     @property
     def hit_rate(self) -> float | None:
         return self.met / self.rounds if self.rounds else None
@@ -55,14 +58,6 @@ class Tally:
     @property
     def under_rate(self) -> float | None:
         return self.under / self.rounds if self.rounds else None
-
-    def add(self, bid: int, tricks: int) -> Tally:
-        return Tally(
-            self.rounds + 1,
-            self.met + (bid == tricks),
-            self.over + (bid > tricks),
-            self.under + (bid < tricks),
-        )
 
 
 # The last bidder's place, whatever the table's size: the last bid is one group.
@@ -129,41 +124,95 @@ def bidding_stats(games: Iterable[BidGame]) -> BiddingStats:
     bid is *free*. Points lost are the penalties of the missed bids (10 per trick of
     difference), grouped by over or under and hand size, largest first.
     """
-    all_bids = forced = free = zero = Tally()
-    by_size: dict[int, Tally] = defaultdict(Tally)
-    by_place: dict[int, Tally] = defaultdict(Tally)
-    losses: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
-    for game in games:
-        sheet = rules.score_sheet(game.rules, game.rounds)
-        for record, row in zip(game.rounds, sheet.rows, strict=True):
-            cell = row.cells[game.seat]
-            bid = cell.effective_bid
-            if bid is None:
-                continue
-            tricks = cell.tricks
-            all_bids = all_bids.add(bid, tricks)
-            by_size[row.hand_size] = by_size[row.hand_size].add(bid, tricks)
-            place = _place_in_bidding(game.rules, record.dealer, game.seat)
-            by_place[place] = by_place[place].add(bid, tricks)
-            if bid == 0:
-                zero = zero.add(bid, tricks)
-            bound = rules.forbidden_bid(
-                game.rules,
-                record.number,
-                record.hand_size,
-                record.dealer,
-                dict(enumerate(record.bids)),
-                sheet.totals_before(record.number),
+    return add_up(
+        seat_bidding(
+            game.rules, game.rounds, rules.score_sheet(game.rules, game.rounds), game.seat
+        )
+        for game in games
+    )
+
+
+# A seat's figures (:func:`seat_bidding`), stored with its game's results as JSON: one flat
+# list of ints, four for each thing counted — its code, then met, over, under (a tally) or
+# misses, points lost, 0 (a loss). Codes: BY_SIZE + hand size, BY_PLACE + place in the
+# bidding, FORCED, ZERO, OVER_LOST / UNDER_LOST + hand size. Flat, so that a player page
+# adding up thousands of seats decodes and sums little.
+SeatBidding = list[int]
+BY_SIZE, BY_PLACE, FORCED, ZERO, OVER_LOST, UNDER_LOST = 1000, 2000, 3000, 4000, 5000, 6000
+
+
+def seat_bidding(
+    game_rules: rules.GameRules,
+    records: Sequence[rules.RoundRecord],
+    sheet: rules.ScoreSheet,
+    seat: int,
+) -> SeatBidding:
+    """What one seat of one game adds to the bidding figures (see :func:`bidding_stats`):
+    its scored rounds ``records`` and their ``sheet``. Added up by :func:`add_up`."""
+    counts: dict[int, list[int]] = {}
+
+    def count(code: int, bid: int, tricks: int) -> None:
+        counts.setdefault(code, [0, 0, 0])[0 if bid == tricks else 1 if bid > tricks else 2] += 1
+
+    for record, row in zip(records, sheet.rows, strict=True):
+        cell = row.cells[seat]
+        bid = cell.effective_bid
+        if bid is None:
+            continue
+        tricks = cell.tricks
+        count(BY_SIZE + row.hand_size, bid, tricks)
+        count(BY_PLACE + _place_in_bidding(game_rules, record.dealer, seat), bid, tricks)
+        if bid == 0:
+            count(ZERO, bid, tricks)
+        bound = rules.forbidden_bid(
+            game_rules,
+            record.number,
+            record.hand_size,
+            record.dealer,
+            dict(enumerate(record.bids)),
+            sheet.totals_before(record.number),
+        )
+        if bound is not None and bound.seat == seat:
+            count(FORCED, bid, tricks)
+        if not cell.made and cell.points < 0:
+            loss = counts.setdefault(
+                (OVER_LOST if bid > tricks else UNDER_LOST) + row.hand_size, [0, 0, 0]
             )
-            if bound is not None and bound.seat == game.seat:
-                forced = forced.add(bid, tricks)
-            else:
-                free = free.add(bid, tricks)
-            if not cell.made and cell.points < 0:
-                loss = losses["over" if bid > tricks else "under", row.hand_size]
-                loss[0] += 1
-                loss[1] -= cell.points
-    lost = [Loss(direction, size, n, points) for (direction, size), (n, points) in losses.items()]
+            loss[0] += 1
+            loss[1] -= cell.points
+    return [number for code in sorted(counts) for number in (code, *counts[code])]
+
+
+def _tally(counts: Sequence[int]) -> Tally:
+    met, over, under = counts
+    return Tally(met + over + under, met, over, under)
+
+
+def add_up(figures: Iterable[SeatBidding | None]) -> BiddingStats:
+    """The bidding figures of a player from what each of their seats adds (stored with the
+    results, or made by :func:`seat_bidding`); a seat without figures adds nothing."""
+    sums: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for seat in figures:
+        for at in range(0, len(seat or ()), 4):
+            known = sums[seat[at]]  # type: ignore[index]
+            known[0] += seat[at + 1]  # type: ignore[index]
+            known[1] += seat[at + 2]  # type: ignore[index]
+            known[2] += seat[at + 3]  # type: ignore[index]
+
+    def kind(base: int) -> dict[int, list[int]]:
+        return {code - base: counts for code, counts in sums.items() if base <= code < base + 1000}
+
+    by_size = {size: _tally(counts) for size, counts in kind(BY_SIZE).items()}
+    all_bids = Tally(
+        *(sum(getattr(tally, name) for tally in by_size.values()) for name in Tally.FIELDS)
+    )
+    forced = _tally(sums.get(FORCED, [0, 0, 0]))
+    free = Tally(*(getattr(all_bids, name) - getattr(forced, name) for name in Tally.FIELDS))
+    lost = [
+        Loss(direction, size, misses, points)
+        for direction, base in (("over", OVER_LOST), ("under", UNDER_LOST))
+        for size, (misses, points, _) in kind(base).items()
+    ]
     lost.sort(key=lambda loss: (-loss.points, -loss.misses, loss.hand_size, loss.direction))
     return BiddingStats(
         all_bids=all_bids,
@@ -171,10 +220,10 @@ def bidding_stats(games: Iterable[BidGame]) -> BiddingStats:
         free=free,
         by_hand_size=tuple(sorted(by_size.items())),
         by_position=tuple(
-            PositionTally(place, place == LAST_PLACE, tally)
-            for place, tally in sorted(by_place.items())
+            PositionTally(place, place == LAST_PLACE, _tally(counts))
+            for place, counts in sorted(kind(BY_PLACE).items())
         ),
-        zero=zero,
+        zero=_tally(sums.get(ZERO, [0, 0, 0])),
         misses=all_bids.over + all_bids.under,
         points_lost=sum(loss.points for loss in lost),
         losses=tuple(lost),

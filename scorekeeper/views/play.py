@@ -22,7 +22,7 @@ from ..models import ChangeAction, Game, GameStatus, Round, RoundState
 from ..queries import game_version, load_game, reload_game
 from ..records import rules_of
 from .kept_bodies import coded_etag
-from .rendering import kept_etag, render, render_kept, viewer_tag
+from .rendering import kept_etag, render, render_kept
 from .table_screen import (
     RESENT,
     STALE,
@@ -30,6 +30,7 @@ from .table_screen import (
     sealed_basis,
     store,
     table_context,
+    table_etag,
 )
 
 bp = Blueprint("play", __name__, url_prefix="/games")
@@ -59,7 +60,7 @@ def table_poll(game_id: int) -> Response:
     version = game_version(game_id)
     if version is None:
         abort(404)
-    etag = f"table-{game_id}-{version}-{viewer_tag()}"
+    etag = table_etag(game_id, version)
     if etag in request.if_none_match:
         response = Response(status=304)
         response.set_etag(kept_etag(etag))

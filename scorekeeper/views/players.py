@@ -3,7 +3,16 @@ merging and undoing either."""
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    request,
+    url_for,
+)
 from flask_babel import get_timezone
 
 from .. import queries, ratings, roster
@@ -40,7 +49,7 @@ def player(player_id: int) -> Response:
 def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
     found = queries.load_player(player_id)
     form = PeriodFilter(formdata=request.args)
-    history = ratings.rating_history(found.id)
+    history = ratings.rating_history(found.id, current_app.config["PLAYER_LADDER_WAIT_SECONDS"])
     if history.updating:
         dont_keep()  # the ratings shown are about to change without a new data version
     context: dict[str, Any] = {
@@ -54,7 +63,7 @@ def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
         return 422, context
     conditions = queries.period_conditions(form.date_from.data, form.date_to.data, get_timezone())
     context["stats"] = queries.player_stats(found.id, conditions)
-    context["bidding"] = bidding.bidding_stats(queries.bidding_games(found.id, conditions))
+    context["bidding"] = queries.bidding_figures(found.id, conditions)
     context["bidding_words"] = bidding_words
     context["bidding_findings"] = bidding.findings
     return 200, context

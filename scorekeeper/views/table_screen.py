@@ -20,6 +20,14 @@ from ..queries import reload_game
 from ..records import player_names, round_records, rules_of, sheet_of
 from ..visitor_marks import new_request_key
 from ..wording import history
+from .rendering import viewer_tag
+
+
+def table_etag(game_id: int, version: int) -> str:
+    """The round screen's tag for its poll (``table_poll``'s ETag, and the screen's own
+    ``data-etag``): the game's version and what of the viewer the screen varies by, so a
+    poll answered with what is shown already is not swapped in over the chips being tapped."""
+    return f"table-{game_id}-{version}-{viewer_tag()}"
 
 
 def table_context(
@@ -41,6 +49,7 @@ def table_context(
     in_progress = game.status == GameStatus.IN_PROGRESS
     context: dict[str, Any] = {
         "game": game,
+        "table_etag": f'"{table_etag(game.id, game.version)}"',
         "rules": game_rules,
         "names": names,
         "sheet": sheet,

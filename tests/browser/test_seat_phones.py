@@ -169,3 +169,57 @@ def test_the_last_bidders_own_phone_strikes_the_forbidden_bid(
     with app.app_context():
         round_ = db.session.get(Game, game_id).rounds[1]
         assert [entry.bid for entry in round_.entries] == [0, 2, 1]
+
+
+# Resolves once the table's next poll answer has been handled (swapped in or not: htmx
+# fires afterOnLoad after the swap).
+POLL_HANDLED = """() => new Promise(resolve => document.addEventListener("htmx:afterOnLoad",
+  function handled(event) {
+    if (!event.detail.requestConfig.elt.hasAttribute("data-table-poll")) return;
+    document.removeEventListener("htmx:afterOnLoad", handled);
+    resolve();
+  }))"""
+
+
+def test_a_bid_from_a_phone_keeps_the_chips_tapped_at_the_table(phone, live_server):
+    """Hidden bids: the table taps Ann's and Cara's chips, then Bob bids on his own phone.
+    A poll with nothing new swaps nothing; the one that brings Bob's bid in keeps the chips
+    tapped but not saved yet, and they save as tapped."""
+    app = live_server.app
+    app.config["LIVE_POLL_SECONDS"] = 1
+    with app.app_context():
+        game_rules = rules.GameRules(
+            players=3, bid_rule=rules.BidRule.FREE, bid_reveal=rules.BidReveal.HIDDEN
+        )
+        game_id = gameplay.create_game(["Ann", "Bob", "Cara"], 2, game_rules).id
+    table, bob = phone(), phone()
+    links = seat_links(table, live_server.url, game_id)
+    bob.goto(links["Bob"])
+    table.goto(f"{live_server.url}/games/{game_id}")
+    table.locator(".trump-row").first.get_by_role("button", name="Hearts").click()
+    expect(table.locator(".all-bids")).to_be_visible()
+    expect(bob.get_by_role("button", name="1", exact=True)).to_be_visible()
+
+    def chip(seat: int, value: int):
+        return table.locator(f'input[name="bid_{seat}"][value="{value}"]')
+
+    table.locator('label.chip:has(input[name="bid_0"][value="1"])').click()
+    table.locator('label.chip:has(input[name="bid_2"][value="0"])').click()
+    table.evaluate("document.getElementById('table').dataset.tapped = 'yes'")
+    # Two polls answered with the screen as it is ("not modified", the same version): kept.
+    for _poll in range(2):
+        table.evaluate(POLL_HANDLED)
+    assert table.locator("#table").get_attribute("data-tapped") == "yes"
+
+    bob.get_by_role("button", name="1", exact=True).click()
+    expect(bob.locator(".seat-bid")).to_contain_text("1")
+    # The poll brings Bob's bid in: a new screen (no mark of ours), the taps still there.
+    expect(table.locator(".sealed-bid")).to_have_count(1, timeout=5000)
+    expect(table.locator("#table:not([data-tapped])")).to_have_count(1)
+    expect(chip(0, 1)).to_be_checked()
+    expect(chip(2, 0)).to_be_checked()
+    table.get_by_role("button", name="Save bids").click()
+    expect(table.locator("#table")).to_contain_text("Tricks")
+    with app.app_context():
+        round_ = db.session.get(Game, game_id).rounds[0]
+        assert [entry.bid for entry in round_.entries] == [1, 1, 0]
