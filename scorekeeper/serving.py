@@ -13,6 +13,9 @@ Flask app run, in one of a fixed number of threads (a2wsgi's WSGI-on-ASGI adapte
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
+import functools
 import gc
 import logging
 import os
@@ -22,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
-from a2wsgi.wsgi import build_environ
+from a2wsgi.wsgi import Body, WSGIResponder, build_environ
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 
@@ -40,6 +43,8 @@ SPOOL_IN_MEMORY = 64 * 1024
 READ_CHUNK = 64 * 1024
 
 _LENGTH_HEADERS = (b"content-length", b"transfer-encoding")
+# How often an app thread waiting on the event loop checks that the loop still runs.
+LOOP_CHECK_SECONDS = 1.0
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -79,12 +84,72 @@ def _has_body(scope: Scope) -> bool:
     return False
 
 
+def on_loop(loop: asyncio.AbstractEventLoop, coroutine: Awaitable[Any]) -> Any:
+    """Run ``coroutine`` on the server's event loop from an app thread and wait for it, but
+    not for ever: a2wsgi waits with no time limit, so a thread that was sending an answer
+    when the process began to stop waited on a loop that no longer ran, and the process,
+    whose exit joins its app threads, never ended (seen twice in twelve runs of the readers
+    tests: "the server did not stop in 30 s"). Here the thread gives up once the loop has
+    stopped."""
+    future = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
+    while True:
+        try:
+            return future.result(timeout=LOOP_CHECK_SECONDS)
+        except concurrent.futures.TimeoutError:
+            if not loop.is_running():
+                future.cancel()
+                raise ConnectionAbortedError("the server stopped during the request") from None
+
+
+class _Body(Body):
+    """The request body as a2wsgi reads it, through :func:`on_loop`."""
+
+    def _receive_more_data(self) -> bytes:
+        if not self._has_more:
+            return b""
+        message = on_loop(self.loop, self.receive())
+        self._has_more = message.get("more_body", False)
+        return message.get("body", b"")
+
+
+class _Responder(WSGIResponder):
+    """a2wsgi's responder, sending and reading through :func:`on_loop`."""
+
+    def send(self, message: Any) -> None:
+        on_loop(self.loop, self.send_queue.put(message))
+
+    async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
+        # a2wsgi's own, with the body read through _Body (a2wsgi 1.10).
+        environ = build_environ(scope, _Body(self.loop, receive))
+        sender = None
+        try:
+            sender = self.loop.create_task(self.sender(send))
+            context = contextvars.copy_context()
+            func = functools.partial(context.run, self.wsgi)
+            await self.loop.run_in_executor(self.executor, func, environ, self.start_response)
+            await self.send_queue.put(None)
+            await sender
+            if self.exc_info is not None:
+                raise self.exc_info[0].with_traceback(self.exc_info[1], self.exc_info[2])
+        finally:
+            if sender and not sender.done():
+                sender.cancel()
+
+
+class _Middleware(WSGIMiddleware):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await _Responder(self.app, self.executor, self.send_queue_size)(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
 class BufferedBodies:
     """ASGI: read the whole body (bounded in time and size), then run the WSGI app."""
 
     def __init__(self, app: Flask, threads: int) -> None:
         self.app = app
-        self.wsgi = WSGIMiddleware(app, workers=threads)
+        self.wsgi = _Middleware(app, workers=threads)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not _has_body(scope):
