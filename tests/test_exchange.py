@@ -1320,6 +1320,55 @@ def test_the_second_of_two_simultaneous_restores_of_one_file_is_already_restored
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 6
 
 
+def test_a_restore_behind_a_long_one_waits_for_it_and_is_already_restored(db_app):
+    """The second of two restores of one file, sent while the first is still writing and
+    held up longer than a save waits for the database (SQLite's busy timeout, 5 s, twice:
+    the retry): it waits for the first one, then finds its games — "already restored",
+    nothing stored twice — instead of a refusal. (PostgreSQL waits on the rows anyway.)"""
+    with db_app.app_context():
+        hold = 11 if db.engine.dialect.name == "sqlite" else 2
+        seed_variety()
+        data = json.loads(exchange.backup_json())
+    for number, game in enumerate(data["games"]):
+        game.update(uid=f"long-{number}", live_token=f"long{number:028d}")
+    body = json.dumps(data).encode()
+    module = sys.modules["scorekeeper.exchange.restore"]
+    real_events = module._restore_events
+    written = threading.Event()
+    outcome = {}
+
+    def slow_events(records):
+        real_events(records)
+        if threading.current_thread().name == "first":
+            written.set()  # its games are written, not committed: held past the busy timeout
+            time.sleep(hold)
+
+    def restore(name):
+        with db_app.app_context():
+            try:
+                outcome[name] = exchange.import_file(body)
+            except Exception as error:
+                outcome[name] = error
+
+    module._restore_events = slow_events
+    try:
+        first = threading.Thread(target=restore, args=("first",), name="first")
+        first.start()
+        assert written.wait(timeout=30)
+        second = threading.Thread(target=restore, args=("second",), name="second")
+        second.start()
+        for thread in (first, second):
+            thread.join(timeout=60)
+    finally:
+        module._restore_events = real_events
+    assert isinstance(outcome["first"], exchange.ImportResult), outcome
+    assert isinstance(outcome["second"], exchange.ImportResult), outcome
+    assert (outcome["first"].games_added, outcome["second"].games_added) == (3, 0)
+    assert outcome["second"].message == ALREADY
+    with db_app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 6
+
+
 def test_a_real_clash_still_says_so(db_ctx):
     seed_variety()
     data = json.loads(exchange.backup_json())
