@@ -1251,7 +1251,12 @@ def restore_turn() -> Iterator[None]:
     if not database or database == ":memory:" or database.startswith("file:"):
         yield  # a database of this process alone: its write lock is the turn
         return
-    with open(f"{database}.restore-lock", "a+b") as lock:
+    try:
+        lock = open(f"{database}.restore-lock", "a+b")  # noqa: SIM115 — closed by the with below
+    except OSError:  # a folder the app cannot write in: SQLite's write lock alone
+        yield
+        return
+    with lock:
         while True:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
