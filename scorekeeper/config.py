@@ -110,7 +110,8 @@ def configure(app: Flask, overrides: dict | None) -> None:
     """Fill ``app.config`` from defaults, the instance file, the environment and overrides."""
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI="sqlite:///" + str(Path(app.instance_path) / DATABASE_FILE),
-        SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
+        # PostgreSQL's connections are checked before use (below); SQLite's are files.
+        SQLALCHEMY_ENGINE_OPTIONS={},
         WTF_CSRF_TIME_LIMIT=None,
         # The instance's language and time zone, for browsers that do not say theirs.
         LANGUAGE="en",
@@ -157,9 +158,13 @@ def configure(app: Flask, overrides: dict | None) -> None:
         app.config.from_mapping(overrides)
     # PostgreSQL: a page reads one snapshot (REPEATABLE READ); a write that lost a race to
     # another phone fails cleanly and is answered "changed on another phone".
+    # A pooled connection to a server may have been dropped (a restart, a proxy's idle
+    # limit): checked with a ping when taken from the pool. An SQLite connection is a file
+    # that cannot go away, so its ping (a statement on every request) is not sent.
     if str(app.config["SQLALCHEMY_DATABASE_URI"]).startswith("postgresql"):
         options = dict(app.config.get("SQLALCHEMY_ENGINE_OPTIONS") or {})
         options.setdefault("isolation_level", "REPEATABLE READ")
+        options.setdefault("pool_pre_ping", True)
         app.config["SQLALCHEMY_ENGINE_OPTIONS"] = options
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
@@ -210,8 +215,25 @@ def start_limiter(app: Flask, limiter: Limiter) -> None:
             f"{where} cannot be used: {str(error).replace(uri, shown)} "
             "(database://, memory:// or redis://host:port/)"
         ) from None
+    skip_middleware_check(app, limiter)
     storage = limiter.storage
     if not isinstance(storage, signins.DatabaseStorage) and not storage.check():
         raise SettingProblem(
             f"{where}: nothing answers there (is the redis server running and reachable?)"
         )
+
+
+def skip_middleware_check(app: Flask, limiter: Limiter) -> None:
+    """Flask-Limiter checks every request before its view for limits of the whole app, of
+    its defaults and of blueprints; a view decorated with a limit (the login) checks its own
+    in its wrapper. With none of the first kind set (the app sets none; a host could set
+    ``SCOREKEEPER_RATELIMIT_DEFAULT``), that hook only resolves empty lists, a tenth of a
+    small page's time (profiled): it is not run. Its teardown and headers stay."""
+    manager = limiter.limit_manager
+    if manager.default_limits or manager.application_limits:
+        return
+    if getattr(manager, "_blueprint_limits", None):
+        return
+    hooks = app.before_request_funcs.get(None, [])
+    if limiter._check_request_limit in hooks:
+        hooks.remove(limiter._check_request_limit)

@@ -84,7 +84,11 @@ def sqlite_write_lock() -> Iterator[None]:
 
 
 def _sqlite_begin(connection: Any) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE" if _WRITE_LOCK.get() else "BEGIN")
+    # On the driver's connection: through SQLAlchemy's execution (events, a result object)
+    # this one statement cost a tenth of a small page's database time (profiled).
+    connection.connection.driver_connection.execute(
+        "BEGIN IMMEDIATE" if _WRITE_LOCK.get() else "BEGIN"
+    )
 
 
 class GameStatus(StrEnum):

@@ -3,7 +3,7 @@
 import pytest
 
 from scorekeeper import create_app, gameplay, rules
-from scorekeeper.extensions import db
+from scorekeeper.extensions import db, limiter
 from tests.conftest import make_config
 
 
@@ -107,6 +107,36 @@ def test_password_guesses_are_limited_per_address_with_the_time_to_wait(locked):
         "/login", data={"password": "wizard"}, environ_base={"REMOTE_ADDR": "10.0.0.9"}
     )
     assert right.status_code == 303
+
+
+def test_a_default_limit_set_by_the_host_still_applies_to_every_page(tmp_path):
+    """The app skips Flask-Limiter's per-request check while no app-wide limit is set; one
+    set by the host (SCOREKEEPER_RATELIMIT_DEFAULT) is still enforced on every page."""
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'limited.sqlite'}",
+            RATELIMIT_DEFAULT="2 per minute",
+            RATELIMIT_STORAGE_URI="memory://",
+        )
+    )
+    try:
+        with app.app_context():
+            db.create_all()
+        client = app.test_client()
+        assert [client.get("/healthz").status_code for _ in range(3)] == [200, 200, 429]
+    finally:
+        # The limiter is one object for every app of the process: the next apps get none.
+        limiter.limit_manager.set_default_limits([])
+        with app.app_context():
+            db.engine.dispose()
+
+
+def test_a_session_signed_with_a_replaced_secret_key_is_not_read(locked):
+    client = locked.test_client()
+    client.post("/login", data={"password": "wizard"})
+    assert client.get("/").status_code == 200
+    locked.secret_key = "another-secret"
+    assert client.get("/").status_code == 303
 
 
 def test_the_right_password_does_not_count_as_a_guess(locked):

@@ -1272,17 +1272,22 @@ def test_a_restore_that_adds_something_is_not_already_restored(db_ctx):
     assert (result.already_restored, result.players_added) == (False, 1)
 
 
-def test_the_second_of_two_simultaneous_restores_of_one_file_is_already_restored(db_app):
-    """A double-tapped upload: both requests look the games up before either has stored
-    them, and the second one's insert clashes with the first one's (PostgreSQL); or the
-    second waits for the first before it looks (SQLite: the lookup is never reached by both,
-    the wait at the barrier gives up)."""
-    with db_app.app_context():
+def backup_of_new_games(app, prefix: str) -> bytes:
+    """A backup of a variety of games, renamed (identifiers, live links) so that all of
+    them are new to the instance it was made on."""
+    with app.app_context():
         seed_variety()
         data = json.loads(exchange.backup_json())
     for number, game in enumerate(data["games"]):
-        game.update(uid=f"twin-{number}", live_token=f"twin{number:028d}")
-    body = json.dumps(data).encode()
+        game.update(uid=f"{prefix}-{number}", live_token=f"{prefix}{number:028d}")
+    return json.dumps(data).encode()
+
+
+def test_the_second_of_two_simultaneous_restores_of_one_file_is_already_restored(db_app):
+    """A double-tapped upload: if both requests looked the games up before either stored
+    them, the second one's insert would clash with the first one's; restores take turns,
+    so the second looks after the first has committed (the wait at the barrier gives up)."""
+    body = backup_of_new_games(db_app, "twin")
     module = sys.modules["scorekeeper.exchange.restore"]
     real_lookup = module.present_versions
     both_looked = threading.Barrier(2)
@@ -1316,6 +1321,51 @@ def test_the_second_of_two_simultaneous_restores_of_one_file_is_already_restored
     assert [type(r) for r in results] == [exchange.ImportResult] * 2, results
     assert [(r.games_added, r.already_restored) for r in results] == [(0, True), (3, False)]
     assert results[0].message == ALREADY
+    with db_app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 6
+
+
+def test_a_restore_behind_a_long_one_waits_for_it_and_is_already_restored(db_app):
+    """The second of two restores of one file, sent while the first is still writing and
+    held up longer than a save waits for the database (SQLite's busy timeout, 5 s, twice:
+    the retry): it waits for the first one, then finds its games — "already restored",
+    nothing stored twice — instead of a refusal. (PostgreSQL waits on the rows anyway.)"""
+    with db_app.app_context():
+        hold = 11 if db.engine.dialect.name == "sqlite" else 2
+    body = backup_of_new_games(db_app, "long")
+    module = sys.modules["scorekeeper.exchange.restore"]
+    real_events = module._restore_events
+    written = threading.Event()
+    outcome = {}
+
+    def slow_events(records):
+        real_events(records)
+        if threading.current_thread().name == "first":
+            written.set()  # its games are written, not committed: held past the busy timeout
+            time.sleep(hold)
+
+    def restore(name):
+        with db_app.app_context():
+            try:
+                outcome[name] = exchange.import_file(body)
+            except Exception as error:
+                outcome[name] = error
+
+    module._restore_events = slow_events
+    try:
+        first = threading.Thread(target=restore, args=("first",), name="first")
+        first.start()
+        assert written.wait(timeout=30)
+        second = threading.Thread(target=restore, args=("second",), name="second")
+        second.start()
+        for thread in (first, second):
+            thread.join(timeout=60)
+    finally:
+        module._restore_events = real_events
+    assert isinstance(outcome["first"], exchange.ImportResult), outcome
+    assert isinstance(outcome["second"], exchange.ImportResult), outcome
+    assert (outcome["first"].games_added, outcome["second"].games_added) == (3, 0)
+    assert outcome["second"].message == ALREADY
     with db_app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 6
 

@@ -18,9 +18,12 @@ entries and the game's rounds (:func:`decode_history`), and the app stores both.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import io
 import json
 import re
+import time
 import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -85,6 +88,12 @@ LOOKUP_CHUNK = 500
 GAMES_PER_BATCH = 100
 # The longest name the roster keeps (the players table's column).
 NAME_MAX = 40
+# How long a restore waits for another one in progress to finish (a club's 2,000 games take
+# well under a minute), and how often it looks. PostgreSQL's advisory lock for it (with the
+# schema's hash as its second key: schemas of one database restore independently).
+RESTORE_WAIT_SECONDS = 300
+RESTORE_POLL_SECONDS = 0.1
+RESTORE_LOCK = 0x5C0E_4EEA
 
 
 class ImportProblem(ValueError):
@@ -1195,15 +1204,76 @@ def import_file(source: bytes | BinaryIO) -> ImportResult:
     The file is read twice, one game at a time: once to check it all (:func:`check_file`),
     then to write it, so memory holds a few games, never the whole file.
 
-    Two restores of one file at once (a double tap) take turns: SQLite's restore begins
-    holding the write lock, so the second waits for the first and then finds its games;
-    PostgreSQL's second insert clashes with the first one's, and the restore is tried once
-    more, finding those games. Either way the second answer is "already restored" (or adds
-    what is still missing). Only a clash that remains — a live link or game identifier of
-    another game — refuses the file.
+    Two restores at once (a double tap, or two phones) are checked side by side, then take
+    turns (:func:`restore_turn`): the second begins after the first has committed, finds
+    its games and answers "already restored" (or adds what is still missing). Only a real
+    clash — a live link or game identifier of another game — refuses the file.
     """
     stream = io.BytesIO(source) if isinstance(source, bytes | bytearray) else source
     head = check_file(stream)
+    with restore_turn():
+        return _import_checked(stream, head)
+
+
+def _busy_restoring() -> ImportProblem:
+    return ImportProblem(
+        [_("Another change was being saved at the same moment: restore it again.")]
+    )
+
+
+@contextlib.contextmanager
+def restore_turn() -> Iterator[None]:
+    """Restores of one database take turns, from every thread, process and host: the second
+    waits (up to :data:`RESTORE_WAIT_SECONDS`) until the first has committed or failed, and
+    only then begins its transaction — so it reads what the first stored, and a file the
+    first restored is "already restored" however long the first one took (SQLite's write
+    lock alone waits only its busy timeout). PostgreSQL: an advisory lock, held on a
+    connection of its own (a lock taken inside the restore's transaction would come after
+    its snapshot). SQLite: a lock on a file beside the database."""
+    engine = db.engine
+    deadline = time.monotonic() + RESTORE_WAIT_SECONDS
+    if engine.dialect.name == "postgresql":
+        keys = {"key": RESTORE_LOCK}
+        schema_key = sa.func.hashtext(sa.func.current_schema())
+        take = sa.select(sa.func.pg_try_advisory_lock(sa.bindparam("key"), schema_key))
+        release = sa.select(sa.func.pg_advisory_unlock(sa.bindparam("key"), schema_key))
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            while not connection.scalar(take, keys):
+                if time.monotonic() > deadline:
+                    raise _busy_restoring()
+                time.sleep(RESTORE_POLL_SECONDS)
+            try:
+                yield
+            finally:
+                connection.scalar(release, keys)
+        return
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        yield  # a database of this process alone: its write lock is the turn
+        return
+    try:
+        lock = open(f"{database}.restore-lock", "a+b")  # noqa: SIM115 — closed by the with below
+    except OSError:  # a folder the app cannot write in: SQLite's write lock alone
+        yield
+        return
+    with lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise _busy_restoring() from None
+                time.sleep(RESTORE_POLL_SECONDS)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _import_checked(stream: BinaryIO, head: _Head) -> ImportResult:
+    """Restore a checked file in one transaction (retried once after losing a race to a
+    write that is not a restore)."""
     for attempt in (1, 2):
         # Whatever this session read before, the restore reads and writes in one transaction.
         db.session.rollback()
@@ -1223,8 +1293,7 @@ def import_file(source: bytes | BinaryIO) -> ImportResult:
             if not lost_race(error):
                 raise
             if attempt == 2:
-                busy = _("Another change was being saved at the same moment: restore it again.")
-                raise ImportProblem([busy]) from None
+                raise _busy_restoring() from None
         except Exception:
             db.session.rollback()
             raise
