@@ -142,14 +142,14 @@ def test_the_last_bidders_own_phone_strikes_the_forbidden_bid(
     links = seat_links(table, live_server.url, game_id)
     table.goto(f"{live_server.url}/games/{game_id}")
     # Round 1 (Ann deals): Bob 1, Cara 1, Ann 0; Bob makes his and leads alone.
-    table.locator(".trump-row").first.get_by_role("button", name="Hearts").click()
+    tap_and_wait(table, table.locator(".trump-row").first.get_by_role("button", name="Hearts"))
     for value in ("1", "1", "0"):
         tap_and_wait(
             table, table.locator(".bid-buttons").get_by_role("button", name=value, exact=True)
         )
     for seat, took in ((0, 0), (1, 1)):
         table.locator(f'label.chip:has(input[name="tricks_{seat}"][value="{took}"])').click()
-    table.get_by_role("button", name="Save round").click()
+    tap_and_wait(table, table.get_by_role("button", name="Save round"))
     # Round 2 (Bob deals, bids last): Cara 1, Ann 0 at the table; 2 cards, so not 1 for Bob.
     tap_and_wait(table, table.locator(".trump-row").first.get_by_role("button", name="Hearts"))
     bob.goto(links["Bob"])
