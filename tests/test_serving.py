@@ -11,6 +11,24 @@ import pytest
 from scorekeeper import serving
 
 
+def http_scope(path: str, headers: list[tuple[bytes, bytes]]) -> dict:
+    """An ASGI HTTP scope of a GET of ``path``, as granian hands one over."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+
 def loop_in_a_thread() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
@@ -53,20 +71,7 @@ def test_an_answer_being_sent_when_the_loop_stops_frees_its_app_thread():
 
     middleware = serving._Middleware(app, workers=1)
     loop, runner = loop_in_a_thread()
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": "/",
-        "raw_path": b"/",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"localhost")],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
+    scope = http_scope("/", [(b"host", b"localhost")])
 
     async def receive() -> dict:
         return {"type": "http.request", "body": b"", "more_body": False}
@@ -102,20 +107,7 @@ def test_a_request_is_answered_through_the_wrapper(app, body):
     headers = [(b"host", b"localhost")]
     if body:
         headers.append((b"content-length", str(len(body)).encode()))
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": "/healthz",
-        "raw_path": b"/healthz",
-        "query_string": b"",
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
+    scope = http_scope("/healthz", headers)
     messages = [{"type": "http.request", "body": body, "more_body": False}]
 
     async def receive() -> dict:

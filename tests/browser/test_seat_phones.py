@@ -35,6 +35,15 @@ def tap_and_wait(table: Page, control) -> None:
     expect(table.locator("#table")).not_to_have_attribute("data-version", version)
 
 
+def sealed_game(app, reveal: rules.BidReveal) -> int:
+    """Ann, Bob and Cara (Cara deals), free bids sealed by ``reveal``; phones poll every
+    second."""
+    app.config["LIVE_POLL_SECONDS"] = 1
+    with app.app_context():
+        game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE, bid_reveal=reveal)
+        return gameplay.create_game(["Ann", "Bob", "Cara"], 2, game_rules).id
+
+
 def record_bodies(app, seen: dict[str, list[str]]) -> None:
     """Every raw response body, by the path asked (what each phone's browser receives)."""
 
@@ -58,12 +67,7 @@ def test_secret_bids_on_two_players_phones_stay_sealed_until_the_last_is_in(
     phone, live_server, screenshot
 ):
     app = live_server.app
-    app.config["LIVE_POLL_SECONDS"] = 1
-    with app.app_context():
-        game_rules = rules.GameRules(
-            players=3, bid_rule=rules.BidRule.FREE, bid_reveal=rules.BidReveal.SECRET
-        )
-        game_id = gameplay.create_game(["Ann", "Bob", "Cara"], 2, game_rules).id
+    game_id = sealed_game(app, rules.BidReveal.SECRET)
     table, bob, cara = phone(), phone(), phone(color_scheme="dark")
     cara.set_viewport_size(NARROW)
     links = seat_links(table, live_server.url, game_id)
@@ -186,12 +190,7 @@ def test_a_bid_from_a_phone_keeps_the_chips_tapped_at_the_table(phone, live_serv
     A poll with nothing new swaps nothing; the one that brings Bob's bid in keeps the chips
     tapped but not saved yet, and they save as tapped."""
     app = live_server.app
-    app.config["LIVE_POLL_SECONDS"] = 1
-    with app.app_context():
-        game_rules = rules.GameRules(
-            players=3, bid_rule=rules.BidRule.FREE, bid_reveal=rules.BidReveal.HIDDEN
-        )
-        game_id = gameplay.create_game(["Ann", "Bob", "Cara"], 2, game_rules).id
+    game_id = sealed_game(app, rules.BidReveal.HIDDEN)
     table, bob = phone(), phone()
     links = seat_links(table, live_server.url, game_id)
     bob.goto(links["Bob"])
