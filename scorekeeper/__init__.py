@@ -12,6 +12,7 @@ import time
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote
 from wsgiref.headers import Headers
 
 import rcssmin
@@ -29,8 +30,9 @@ from whitenoise.compress import Compressor
 from . import cli, config, errors, hosts, i18n, models, views
 from .extensions import babel, csrf, db, htmx, limiter, migrate
 
-# No inline script or style anywhere (but the stylesheet itself, allowed by its hash:
-# inline_stylesheet): htmx runs with eval and its inline styles turned off.
+# No inline script or style anywhere (but the stylesheet and the script loader themselves,
+# allowed by their hashes: inline_stylesheet): htmx runs with eval and its inline styles
+# turned off.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
@@ -146,7 +148,7 @@ class KeptSigningSessions(SecureCookieSessionInterface):
 
 
 def security_headers(response: Response) -> Response:
-    policy = current_app.extensions.get("stylesheet_policy", CONTENT_SECURITY_POLICY)
+    policy = current_app.extensions.get("page_policy", CONTENT_SECURITY_POLICY)
     response.headers.setdefault("Content-Security-Policy", policy)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
@@ -248,21 +250,34 @@ def serve_static(app: Flask) -> None:
 
 def inline_stylesheet(app: Flask) -> None:
     """The stylesheet (minified, as served) goes inline in every page's head: no second,
-    render-blocking request before the first paint. The policy allows that one ``<style>``
-    by its hash — never ``'unsafe-inline'``; any other inline style is still refused.
+    render-blocking request before the first paint. So does the loader that starts app.js,
+    htmx and the manifest once the page has painted (static/loader.js): a page starts no
+    request before it shows. The policy allows that one ``<style>`` and that one ``<script>``
+    by their hashes — never ``'unsafe-inline'``; any other inline style or script is still
+    refused.
 
     Read once at start (a server restart shows an edit, as with the hashed file names)."""
     app.jinja_env.globals["inline_stylesheet"] = ""
+    app.jinja_env.globals["inline_loader"] = ""
+    app.jinja_env.globals["icon_uri"] = ""
     if app.static_folder is None:
         return
-    css = minified("app.css", (Path(app.static_folder) / "app.css").read_bytes()).decode()
-    if "</" in css:
-        raise ValueError("static/app.css cannot be inlined: it contains '</'")
-    digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
-    app.jinja_env.globals["inline_stylesheet"] = Markup(css)  # our own file, checked above
-    app.extensions["stylesheet_policy"] = CONTENT_SECURITY_POLICY.replace(
-        "style-src 'self'", f"style-src 'self' 'sha256-{digest}'"
-    )
+    folder = Path(app.static_folder)
+    policy = CONTENT_SECURITY_POLICY
+    for name, kind, variable in (
+        ("app.css", "style", "inline_stylesheet"),
+        ("loader.js", "script", "inline_loader"),
+    ):
+        text = minified(name, (folder / name).read_bytes()).decode()
+        if "</" in text:
+            raise ValueError(f"static/{name} cannot be inlined: it contains '</'")
+        digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+        app.jinja_env.globals[variable] = Markup(text)  # our own file, checked above
+        policy = policy.replace(f"{kind}-src 'self'", f"{kind}-src 'self' 'sha256-{digest}'")
+    app.extensions["page_policy"] = policy
+    # The tab's icon in the page itself: no request for it (nor for /favicon.ico) either.
+    icon = (folder / "icon.svg").read_bytes().decode()
+    app.jinja_env.globals["icon_uri"] = "data:image/svg+xml," + quote(icon)
 
 
 def hashed_static_url(names: dict[str, str], endpoint: str, values: dict[str, Any]) -> None:

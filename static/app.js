@@ -3,17 +3,15 @@
 (function () {
   "use strict";
 
-  // --- htmx, fetched just after the first paint (a frame, then a task): the page and its
-  // largest text paint without waiting for it, and the load event still waits for it. ---
-  var htmxSource = document.currentScript && document.currentScript.dataset.htmx;
-  if (htmxSource && !window.htmx) {
-    window.requestAnimationFrame(function () {
-      window.setTimeout(function () {
-        var script = document.createElement("script");
-        script.src = htmxSource;
-        document.head.appendChild(script);
-      }, 0);
-    });
+  // The inline loader (loader.js) runs this just after the first paint, then htmx: the
+  // document may have been parsed, or loaded, by then.
+  function whenParsed(run) {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", run);
+    else run();
+  }
+  function whenLoaded(run) {
+    if (document.readyState === "complete") run();
+    else window.addEventListener("load", run);
   }
 
   // --- A failed request is visible, and the entries stay on the page for a retry. ---
@@ -254,7 +252,7 @@
       updateTricks(form, false);
     });
   }
-  document.addEventListener("DOMContentLoaded", function () { initTricks(); keepAwake(); });
+  whenParsed(function () { initTricks(); keepAwake(); });
   document.addEventListener("htmx:afterSettle", function (event) { initTricks(event.target); keepAwake(); });
 
   // --- Keep the screen on while a game is being played. ---
@@ -332,7 +330,7 @@
 
   // --- Installable: an offline notice instead of the browser's error page. ---
   if ("serviceWorker" in navigator) {
-    window.addEventListener("load", function () {
+    whenLoaded(function () {
       navigator.serviceWorker.register("/sw.js").then(function () {
         // The offline notice is kept in the language it was fetched in: renew it on a change.
         var lang = document.documentElement.lang;
@@ -364,7 +362,7 @@
     // A page that shows times was written in the server's zone: show it once more, right.
     if (document.querySelector("[data-times]")) window.location.reload();
   }
-  document.addEventListener("DOMContentLoaded", function () { initLanguage(); rememberTimeZone(); });
+  whenParsed(function () { initLanguage(); rememberTimeZone(); });
 
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") keepAwake();

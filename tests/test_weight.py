@@ -15,12 +15,10 @@ FIRST_LOAD_BUDGET = 30 * 1024
 SWAP_BUDGET = 3 * 1024
 LONG_NAMES = ("Anneliese", "Bartholomew", "Cordelia", "Dmitri", "Evangeline", "Fitzgerald")
 BROWSER = {"Accept-Encoding": "gzip, br"}
-# What a browser fetches to show a page: scripts and the favicon (the stylesheet is inline).
+# What a browser fetches to show a page: the scripts the inline loader starts just after the
+# first paint (the stylesheet, the loader and the tab's icon are in the page itself).
 # (The manifest and the home-screen icon are fetched only when installing.)
-ASSET = re.compile(
-    r'<script src="(/static/[^"]+)"|<link rel="(?:stylesheet|icon)" href="([^"]+)"'
-    r'|data-htmx="(/static/[^"]+)"'  # htmx, which app.js fetches just after the first paint
-)
+ASSET = re.compile(r'<script src="(/static/[^"]+)"|data-(?:app|htmx)="(/static/[^"]+)"')
 
 
 def on_the_wire(response) -> int:
@@ -47,9 +45,10 @@ def first_load(client, path: str) -> list[tuple[str, int]]:
     assert page.headers["Content-Encoding"] == ("br" if path == "/" else "gzip")
     sizes = [(path, on_the_wire(page))]
     html = decoded(page)
-    assets = [a or b or c for a, b, c in ASSET.findall(html)]
-    # The two scripts and the icon; the stylesheet is inline, counted in the page's bytes.
-    assert len(assets) == 3, assets
+    assets = [a or b for a, b in ASSET.findall(html)]
+    # The two scripts; the stylesheet, the loader and the icon are inline, counted in the
+    # page's bytes.
+    assert len(assets) == 2, assets
     assert "<style>" in html
     for asset in assets:
         with client.get(asset, headers=BROWSER) as response:

@@ -1,5 +1,6 @@
 """Browser tests: the real app on a free local port, driven in Debian's Chromium at phone size."""
 
+import functools
 import os
 import shutil
 import threading
@@ -29,6 +30,27 @@ HERE = Path(__file__).parent
 
 # CI shares two cores between two test workers and Chromium: give assertions some slack.
 expect.set_options(timeout=10_000)
+
+# Every page starts app.js and htmx just after its first paint (static/loader.js), which
+# often comes after "load", where Playwright's navigations return. A test acts on the page
+# as a player does once it is ready, so each navigation here also waits for htmx (on a page
+# whose loader ran: not without JavaScript, nor on a file or error page of the browser).
+APP_READY = "() => !document.documentElement.hasAttribute('data-js') || !!window.htmx"
+
+
+def _waits_for_the_app(navigate: Callable[..., object]) -> Callable[..., object]:
+    @functools.wraps(navigate)
+    def navigate_and_wait(page: Page, *args: object, **kwargs: object) -> object:
+        response = navigate(page, *args, **kwargs)
+        if kwargs.get("wait_until") not in ("commit", "domcontentloaded"):
+            page.wait_for_function(APP_READY)
+        return response
+
+    return navigate_and_wait
+
+
+for _name in ("goto", "reload", "go_back", "go_forward"):
+    setattr(Page, _name, _waits_for_the_app(getattr(Page, _name)))
 
 
 @pytest.hookimpl(tryfirst=True)
