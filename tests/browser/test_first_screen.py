@@ -25,13 +25,14 @@ SIX = (
 )
 SIZES = [(320, 568), (360, 640), (375, 667)]
 LANGUAGES = ["en", "pt-BR", "es", "it", "de", "fr"]
-# Where each step's controls are: all of them must be on the first screen.
+# Where each step's controls are: all of them must be on the first screen, above the bar.
 CONTROLS = {
     "trump": [".trump-form"],
     "bids": [".bid-form .forbidden-reason", ".bid-form .bid-buttons"],
     "tricks": [".sticky-save .countdown", ".sticky-save button.primary"],
 }
 BAR = ".action-bar .act"
+PINNED = ".action-bar"  # the controls are shown above it, none under it
 
 
 def games(live_server) -> dict[str, int]:
@@ -56,8 +57,9 @@ def games(live_server) -> dict[str, int]:
     return {"trump": at_trump, "bids": at_bids, "tricks": at_tricks}
 
 
-def outside(page: Page, selector: str) -> list[str]:
-    """Each element of ``selector`` not wholly on the first screen (or not shown at all)."""
+def outside(page: Page, selector: str, above: str | None = None) -> list[str]:
+    """Each element of ``selector`` not wholly on the first screen (or not shown at all),
+    or, with ``above``, reaching under the top of that element (the pinned bar)."""
     boxes = page.evaluate(
         """selector => Array.from(document.querySelectorAll(selector), el => {
              const box = el.getBoundingClientRect();
@@ -68,8 +70,13 @@ def outside(page: Page, selector: str) -> list[str]:
     if not boxes:
         return [f"{selector} not shown"]
     width, height = page.viewport_size["width"], page.viewport_size["height"]
+    if above is not None:
+        height = page.evaluate(
+            "selector => document.querySelector(selector).getBoundingClientRect().top", above
+        )
     return [
         f"{selector} at y={top:.0f}..{bottom:.0f} x={left:.0f}..{right:.0f}"
+        + (f" (under {above} from y={height:.0f})" if above and bottom > height + 0.5 else "")
         for top, bottom, left, right, area in boxes
         if area == 0 or top < 0 or bottom > height + 0.5 or left < 0 or right > width + 0.5
     ]
@@ -101,8 +108,10 @@ def test_every_step_fits_the_first_screen_in_every_language(
                 for width, height in SIZES:
                     page.set_viewport_size({"width": width, "height": height})
                     where = f"{language} {width}×{height} {step}"
-                    for selector in [*CONTROLS[step], BAR]:
-                        problems += [f"{where}: {p}" for p in outside(page, selector)]
+                    for selector in CONTROLS[step]:
+                        found = outside(page, selector, above=PINNED)
+                        problems += [f"{where}: {p}" for p in found]
+                    problems += [f"{where}: {p}" for p in outside(page, BAR)]
                     if (extra := sideways(page)) > 0:
                         problems.append(f"{where}: scrolls sideways by {extra} px")
         finally:
@@ -149,3 +158,24 @@ def test_the_first_bid_is_fixed_in_two_taps_after_everyone_has_bid(page, live_se
     assert taps <= 2
     # The change made the dealer's 1 the forbidden bid (0 + 1 + 1 + 1 ≠ 1, but now 1 + 0 + 1 …)
     expect(page.locator(".notice.undone")).to_have_count(0)
+
+
+def test_without_javascript_pages_fit_320_px_in_every_language(browser, live_server):
+    """Without JavaScript the language switch keeps its button (app.js hides it, and changes
+    the language on choosing): the footer wraps rather than widen the page."""
+    steps = games(live_server)
+    paths = ["/", "/games/new", f"/games/{steps['bids']}"]
+    problems = []
+    for language in LANGUAGES:
+        context = new_context(browser, locale=language, java_script_enabled=False)
+        page = context.new_page()
+        page.set_viewport_size({"width": 320, "height": 568})
+        try:
+            for path in paths:
+                page.goto(live_server.url + path)
+                expect(page.locator(".language-switch button[type=submit]")).to_be_visible()
+                if (extra := sideways(page)) > 0:
+                    problems.append(f"{language} {path}: scrolls sideways by {extra} px")
+        finally:
+            context.close()
+    assert not problems, "\n".join(problems)
