@@ -93,6 +93,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.undefined = StrictUndefined
     app.jinja_env.add_extension("jinja2.ext.do")
     app.jinja_env.globals["current_locale"] = get_locale
+    # The zone a page's times are written in (``data-times``): app.js reloads the page only
+    # when the browser's own zone is another one.
+    app.jinja_env.globals["shown_zone"] = lambda: views.rendering.viewer()[1]
     app.jinja_env.globals["app_version"] = config.app_version()
 
     # Ids in URLs fit the database's integer: a larger one is no page (404), not a crash.

@@ -359,8 +359,10 @@
     var current = (document.cookie.match(/(?:^|; )tz=([^;]*)/) || [])[1];
     if (current && decodeURIComponent(current) === zone) return;
     document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
-    // A page that shows times was written in the server's zone: show it once more, right.
-    if (document.querySelector("[data-times]")) window.location.reload();
+    // A page that shows times says the zone it wrote them in: when that is the server's,
+    // not this browser's, show the page once more, right.
+    var written = document.querySelector("[data-times]");
+    if (written && written.dataset.times !== zone) window.location.reload();
   }
   whenParsed(function () { initLanguage(); rememberTimeZone(); });
 

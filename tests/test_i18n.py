@@ -182,9 +182,12 @@ def test_times_and_days_are_the_viewer_s(app, client, zone, day, time):
         start = {"action": "create_game", "after": {"players": ["Ann", "Bob", "Cy"]}}
         game_id = make_game(created_at=LATE_EVENING_IN_SAO_PAULO, changes=[start]).id
     client.set_cookie("tz", zone)
-    assert day in text(client.get("/history/"))
+    games = text(client.get("/history/"))
+    assert day in games
+    assert f'data-times="{zone}"' in games  # app.js shows it again only in another zone
     game_page = text(client.get(f"/history/{game_id}"))
     assert f"Game of {day}" in game_page
+    assert f'data-times="{zone}"' in game_page
     assert time in game_page
     local_day = "2024-06-01" if zone == "America/Sao_Paulo" else "2024-06-02"
     found = text(client.get(f"/history/?date_from={local_day}&date_to={local_day}"))
@@ -197,7 +200,9 @@ def test_an_unknown_zone_falls_back_to_the_instance_s(app, client):
     with app.app_context():
         make_game(created_at=LATE_EVENING_IN_SAO_PAULO)
     client.set_cookie("tz", "Mars/Olympus_Mons")
-    assert "Jun 2, 2024" in text(client.get("/history/"))
+    games = text(client.get("/history/"))
+    assert "Jun 2, 2024" in games
+    assert 'data-times="UTC"' in games
 
 
 def test_suits_can_be_shown_as_the_editions_colours(sqlite_uri):

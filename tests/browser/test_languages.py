@@ -103,3 +103,18 @@ def test_the_history_shows_the_browser_s_day_without_asking(phone, live_server, 
     page.goto(f"{live_server.url}/history/")
     # The first visit tells the server the zone (a cookie) and shows the list once more.
     expect(page.locator(".game-date")).to_have_text(day)
+
+
+def test_a_browser_in_the_server_s_zone_gets_the_history_once(phone, live_server):
+    """The page says the zone its times are in: a browser already in that zone only leaves
+    the cookie for the next page, and the list is not fetched (and painted) twice."""
+    page = phone(timezone_id="UTC")  # the instance's zone (TIMEZONE)
+    fetched: list[str] = []
+    page.on(
+        "request", lambda request: request.is_navigation_request() and fetched.append(request.url)
+    )
+    page.goto(f"{live_server.url}/history/")
+    assert page.locator("[data-times]").get_attribute("data-times") == "UTC"
+    page.wait_for_function("() => document.cookie.includes('tz=UTC')")
+    page.wait_for_load_state("load")
+    assert fetched == [f"{live_server.url}/history/"]
