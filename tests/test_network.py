@@ -118,6 +118,14 @@ def test_known_names_are_served_and_the_setting_adds_more(tmp_path, monkeypatch)
     for host in served:
         assert client.get("/healthz", headers={"Host": host}).status_code == 200, host
     assert client.get("/healthz", headers={"Host": "192.168.1.21"}).status_code == 400
+    # Each verdict is kept until the list changes (a static file: only the guard checks).
+    names = app.config["TRUSTED_HOSTS"]
+    lan = {"Host": "192.168.1.21"}
+    assert client.get("/static/app.css", headers=lan).status_code == 400
+    names.append("192.168.1.21")
+    assert client.get("/static/app.css", headers=lan).status_code == 200
+    names.remove("192.168.1.21")
+    assert client.get("/static/app.css", headers=lan).status_code == 400
     with app.app_context():
         db.engine.dispose()
 
