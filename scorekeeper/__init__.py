@@ -184,10 +184,11 @@ def serve_compressed(app: Flask) -> None:
     phone sends back: :func:`plain_tags` takes the coding off before they read it, and the
     page's script does the same.
 
-    One hook, reading the answer's headers once: a body too small to gain (a health check,
-    a 304's empty one) is sent as it is without Flask-Compress's own pass, and the security
-    headers are added without a lookup each (Werkzeug's raises and catches a KeyError per
-    missing header): two hooks had been a seventh of /healthz's calls (profiled)."""
+    One hook, reading the answer's headers once: an answer Flask-Compress would leave as it
+    is (too small to gain, as a health check; not a success, as a 304 or a redirect) gets
+    its Vary without Flask-Compress's own pass, and the security headers are added without
+    a lookup each (Werkzeug's raises and catches a KeyError per missing header): two hooks
+    had been a seventh of /healthz's calls (profiled)."""
     app.config["COMPRESS_REGISTER"] = False
     app.config["COMPRESS_EVALUATE_CONDITIONAL_REQUEST"] = False
     compress = Compress(app)
@@ -201,30 +202,38 @@ def serve_compressed(app: Flask) -> None:
         # A streamed body (a file) compressed on the way is replaced: it still gets closed.
         if response.response is not body and (close := getattr(body, "close", None)):
             response.call_on_close(close)
-        etag, weak = response.get_etag()
-        if response.status_code == 304 and etag and not weak and ":" not in etag:
-            if coding := request.accept_encodings.best_match(codings):
-                response.set_etag(f"{etag}:{coding}")
-            response.vary.add("Accept-Encoding")
         return response
+
+    def coded_tag(response: Response) -> None:
+        etag, weak = response.get_etag()
+        coding = (
+            etag and not weak and ":" not in etag and request.accept_encodings.best_match(codings)
+        )
+        if coding:
+            response.set_etag(f"{etag}:{coding}")
 
     def finished(response: Response) -> Response:
         present = {name.lower(): value for name, value in response.headers}
         length = present.get("content-length")
+        status = response.status_code
         if (
-            length is not None
-            and int(length) < smallest
-            and response.status_code == 200
-            and not response.is_streamed
+            200 <= status < 300
+            and (length is None or int(length) >= smallest)
+            and "content-encoding" not in present
         ):
-            # Sent as it is, as Flask-Compress would (too small to gain): only its Vary.
-            if "vary" not in present:
-                response.headers.add("Vary", "Accept-Encoding")
-            else:
-                response.vary.add("Accept-Encoding")
-        else:
             response = compressed(response)
             present = {name.lower(): value for name, value in response.headers}
+        else:
+            # What Flask-Compress does with an answer it leaves as it is (not a success, too
+            # small to gain, already coded): its Vary only.
+            if (vary := present.get("vary")) is None:
+                response.headers.add("Vary", "Accept-Encoding")
+            elif "accept-encoding" not in vary.lower():
+                response.headers["Vary"] = (
+                    f"{vary}, Accept-Encoding" if vary else "Accept-Encoding"
+                )
+            if status == 304 and ":" not in present.get("etag", ":"):
+                coded_tag(response)
         policy = app.extensions.get("stylesheet_policy", CONTENT_SECURITY_POLICY)
         for lowered, name, value in SECURITY_HEADERS:
             if lowered not in present:
