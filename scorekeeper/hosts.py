@@ -91,21 +91,22 @@ def guard(app: Flask) -> None:
     against every name of the list again (a twentieth of /healthz's calls, profiled). A
     changed ``TRUSTED_HOSTS`` forgets them."""
     served = app.wsgi_app
-    verdicts: dict[tuple, bool] = {}
-    made_for: list[list[str]] = [[]]  # the list the verdicts were made with
+    # The list the verdicts were made with, and the verdicts: replaced together when the
+    # list changes (a thread still checking under the old one writes to the old verdicts).
+    kept: list[tuple[list[str], dict[tuple, bool]]] = [([], {})]
 
     def trusted(environ: dict) -> bool:
         names = app.config["TRUSTED_HOSTS"]
+        made_for, verdicts = kept[0]
+        if names != made_for:
+            made_for, verdicts = kept[0] = (list(names or ()), {})
         key = (
             environ.get("HTTP_HOST"),
             environ.get("SERVER_NAME"),
             environ.get("SERVER_PORT"),
             environ.get("wsgi.url_scheme"),
         )
-        if names != made_for[0]:
-            verdicts.clear()
-            made_for[0] = list(names or ())
-        elif (verdict := verdicts.get(key)) is not None:
+        if (verdict := verdicts.get(key)) is not None:
             return verdict
         try:
             get_host(environ, names)
