@@ -17,7 +17,7 @@ from wsgiref.headers import Headers
 
 import rcssmin
 import rjsmin
-from flask import Flask, Response, abort, current_app, has_request_context, request
+from flask import Flask, Response, abort, has_request_context, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import get_locale
 from flask_compress import Compress
@@ -37,7 +37,15 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
+# On every answer that does not set its own (lower-cased name, name, value; no value: the
+# policy above, with the inline stylesheet's hash).
+SECURITY_HEADERS = (
+    ("content-security-policy", "Content-Security-Policy", ""),
+    ("x-content-type-options", "X-Content-Type-Options", "nosniff"),
+    ("referrer-policy", "Referrer-Policy", "same-origin"),
+)
 PROJECT_ROOT = config.PROJECT_ROOT
+CSRF_HOOK = "CSRFProtect.init_app.<locals>.csrf_protect"  # Flask-WTF's before_request
 MIGRATIONS_DIR = str(config.PACKAGE_DIR / "migrations")
 
 # Static files: a file named with its content hash never changes, so browsers keep it a year
@@ -107,6 +115,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # The password and the body's limit come before the CSRF check, which reads the form.
     views.access.guard_bodies(app)
     csrf.init_app(app)
+    check_forms_only(app)
     htmx.init_app(app)
     config.start_limiter(app, limiter)
     babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
@@ -115,13 +124,29 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     views.register(app)
     cli.init_app(app)
-    app.after_request(security_headers)
     serve_compressed(app)
     serve_static(app)
     hosts.guard(app)
     inline_stylesheet(app)
     config.trust_proxies(app)
     return app
+
+
+def check_forms_only(app: Flask) -> None:
+    """Flask-WTF's CSRF hook, run only for the methods it checks (``WTF_CSRF_METHODS``, the
+    ones that change something): before the method it looks up the view's exemptions, on
+    every GET too, a thirtieth of /healthz's calls (profiled). Left as it is if its hook is
+    not found."""
+    hooks = app.before_request_funcs.get(None, [])
+    protect = next((f for f in hooks if f.__qualname__ == CSRF_HOOK), None)
+    if protect is None:
+        return
+
+    def csrf_protect() -> None:
+        if request.method in app.config["WTF_CSRF_METHODS"]:
+            protect()
+
+    hooks[hooks.index(protect)] = csrf_protect
 
 
 class DatabaseId(IntegerConverter):
@@ -150,26 +175,25 @@ class KeptSigningSessions(SecureCookieSessionInterface):
         return found
 
 
-def security_headers(response: Response) -> Response:
-    policy = current_app.extensions.get("page_policy", CONTENT_SECURITY_POLICY)
-    response.headers.setdefault("Content-Security-Policy", policy)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    return response
-
-
 # --- compressed responses and static files ---------------------------------------------------
 
 
 def serve_compressed(app: Flask) -> None:
     """HTML, JSON and the like compressed as the browser asks (Flask-Compress: Brotli, else
-    gzip; settings ``COMPRESS_*``), each coding under its own ETag.
+    gzip; settings ``COMPRESS_*``), each coding under its own ETag; then the security headers
+    on every answer (those it does not set itself).
 
     Flask-Compress appends the coding to a strong ETag (``"board-1-5:br"``), so a cache never
     takes one coding's bytes for another's; a 304 gets the tag of the coding this request
     would be sent. The views compare the tag they make (the game's version) with what a
     phone sends back: :func:`plain_tags` takes the coding off before they read it, and the
-    page's script does the same."""
+    page's script does the same.
+
+    One hook, reading the answer's headers once: an answer Flask-Compress would leave as it
+    is (too small to gain, as a health check; not a success, as a 304 or a redirect) gets
+    its Vary without Flask-Compress's own pass, and the security headers are added without
+    a lookup each (Werkzeug's raises and catches a KeyError per missing header): two hooks
+    had been a seventh of /healthz's calls (profiled)."""
     app.config["COMPRESS_REGISTER"] = False
     app.config["COMPRESS_EVALUATE_CONDITIONAL_REQUEST"] = False
     compress = Compress(app)
@@ -178,26 +202,51 @@ def serve_compressed(app: Flask) -> None:
     smallest = int(app.config["COMPRESS_MIN_SIZE"])
 
     def compressed(response: Response) -> Response:
-        if response.status_code == 200 and not response.is_streamed:
-            length = response.content_length
-            if length is not None and length < smallest:
-                # Sent as it is, as Flask-Compress would (too small to gain): only its Vary.
-                response.vary.add("Accept-Encoding")
-                return response
         body = response.response
         response = compress.after_request(response)
         # A streamed body (a file) compressed on the way is replaced: it still gets closed.
         if response.response is not body and (close := getattr(body, "close", None)):
             response.call_on_close(close)
+        return response
+
+    def coded_tag(response: Response) -> None:
         etag, weak = response.get_etag()
-        if response.status_code == 304 and etag and not weak and ":" not in etag:
-            if coding := request.accept_encodings.best_match(codings):
-                response.set_etag(f"{etag}:{coding}")
-            response.vary.add("Accept-Encoding")
+        coding = (
+            etag and not weak and ":" not in etag and request.accept_encodings.best_match(codings)
+        )
+        if coding:
+            response.set_etag(f"{etag}:{coding}")
+
+    def finished(response: Response) -> Response:
+        present = {name.lower(): value for name, value in response.headers}
+        length = present.get("content-length")
+        status = response.status_code
+        if (
+            200 <= status < 300
+            and (length is None or int(length) >= smallest)
+            and "content-encoding" not in present
+        ):
+            response = compressed(response)
+            present = {name.lower(): value for name, value in response.headers}
+        else:
+            # What Flask-Compress does with an answer it leaves as it is (not a success, too
+            # small to gain, already coded): its Vary only.
+            if (vary := present.get("vary")) is None:
+                response.headers.add("Vary", "Accept-Encoding")
+            elif "accept-encoding" not in vary.lower():
+                response.headers["Vary"] = (
+                    f"{vary}, Accept-Encoding" if vary else "Accept-Encoding"
+                )
+            if status == 304 and ":" not in present.get("etag", ":"):
+                coded_tag(response)
+        policy = app.extensions.get("page_policy", CONTENT_SECURITY_POLICY)
+        for lowered, name, value in SECURITY_HEADERS:
+            if lowered not in present:
+                response.headers.add(name, value or policy)
         return response
 
     app.before_request(plain_tags)
-    app.after_request(compressed)
+    app.after_request(finished)
 
 
 # The coding Flask-Compress appended to a tag ("board-1-5:br"), as a phone sends it back.

@@ -14,7 +14,8 @@ import tomllib
 from pathlib import Path
 
 import click
-from flask import Flask
+from flask import Flask, Response
+from flask.globals import request_ctx
 from flask_limiter import Limiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -216,6 +217,7 @@ def start_limiter(app: Flask, limiter: Limiter) -> None:
             "(database://, memory:// or redis://host:port/)"
         ) from None
     skip_middleware_check(app, limiter)
+    skip_idle_limiter_hooks(app, limiter)
     storage = limiter.storage
     if not isinstance(storage, signins.DatabaseStorage) and not storage.check():
         raise SettingProblem(
@@ -237,3 +239,36 @@ def skip_middleware_check(app: Flask, limiter: Limiter) -> None:
     hooks = app.before_request_funcs.get(None, [])
     if limiter._check_request_limit in hooks:
         hooks.remove(limiter._check_request_limit)
+
+
+# Where Flask-Limiter keeps a request's state (on the request context, made on first use).
+LIMITER_STATE = "_limiter_request_context"
+
+
+def skip_idle_limiter_hooks(app: Flask, limiter: Limiter) -> None:
+    """Flask-Limiter's hook after each view (a failed guess deducted from the login's limit,
+    the ``X-RateLimit-*`` headers) and its teardown read the request's limiter state; a
+    request no limit was checked in has none, and each would make an empty one to find
+    nothing in it: a twentieth of /healthz's calls (profiled). They run only when the state
+    exists - checked here first to be where Flask-Limiter keeps it (else they stay)."""
+    after = app.after_request_funcs.get(None, [])
+    teardown = app.teardown_request_funcs.get(None, [])
+    inject = getattr(Limiter, "_Limiter__inject_headers", None)
+    headers = next((f for f in after if getattr(f, "func", None) is inject), None)
+    release = getattr(limiter, "_Limiter__release_context", None)
+    if headers is None or release not in teardown:
+        return
+    with app.test_request_context():
+        _ = limiter.context
+        if not hasattr(request_ctx, LIMITER_STATE):
+            return
+
+    def limiter_headers(response: Response) -> Response:
+        return headers(response) if hasattr(request_ctx, LIMITER_STATE) else response
+
+    def limiter_release(error: BaseException | None = None) -> None:
+        if hasattr(request_ctx, LIMITER_STATE):
+            release(error)
+
+    after[after.index(headers)] = limiter_headers
+    teardown[teardown.index(release)] = limiter_release

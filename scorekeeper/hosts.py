@@ -79,14 +79,47 @@ def init_app(app: Flask) -> None:
     app.config["TRUSTED_HOSTS"] = trusted_hosts(app)
 
 
+# The verdicts kept (by the parts of the request that name its host), cleared when full.
+KEPT_VERDICTS = 256
+
+
 def guard(app: Flask) -> None:
-    """Wrap the app (WhiteNoise included; inside ProxyFix, so a forwarded host is checked)."""
+    """Wrap the app (WhiteNoise included; inside ProxyFix, so a forwarded host is checked).
+
+    Each verdict is kept by what names the host (the ``Host`` header, else the server's
+    name and port, and the scheme): a request from a name seen before is not checked
+    against every name of the list again (a twentieth of /healthz's calls, profiled). A
+    changed ``TRUSTED_HOSTS`` forgets them."""
     served = app.wsgi_app
+    # The list the verdicts were made with, and the verdicts: replaced together when the
+    # list changes (a thread still checking under the old one writes to the old verdicts).
+    kept: list[tuple[list[str], dict[tuple, bool]]] = [([], {})]
+
+    def trusted(environ: dict) -> bool:
+        names = app.config["TRUSTED_HOSTS"]
+        made_for, verdicts = kept[0]
+        if names != made_for:
+            made_for, verdicts = kept[0] = (list(names or ()), {})
+        key = (
+            environ.get("HTTP_HOST"),
+            environ.get("SERVER_NAME"),
+            environ.get("SERVER_PORT"),
+            environ.get("wsgi.url_scheme"),
+        )
+        if (verdict := verdicts.get(key)) is not None:
+            return verdict
+        try:
+            get_host(environ, names)
+            verdict = True
+        except SecurityError:
+            verdict = False
+        if len(verdicts) >= KEPT_VERDICTS:
+            verdicts.clear()
+        verdicts[key] = verdict
+        return verdict
 
     def checked(environ: dict, start_response: Callable[..., Any]) -> Any:
-        try:
-            get_host(environ, app.config["TRUSTED_HOSTS"])
-        except SecurityError:
+        if not trusted(environ):
             # A request context for the visitor's language, and nothing else of the app.
             with app.request_context(environ):
                 response = refusal()

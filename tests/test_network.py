@@ -118,6 +118,14 @@ def test_known_names_are_served_and_the_setting_adds_more(tmp_path, monkeypatch)
     for host in served:
         assert client.get("/healthz", headers={"Host": host}).status_code == 200, host
     assert client.get("/healthz", headers={"Host": "192.168.1.21"}).status_code == 400
+    # Each verdict is kept until the list changes (a static file: only the guard checks).
+    names = app.config["TRUSTED_HOSTS"]
+    lan = {"Host": "192.168.1.21"}
+    assert client.get("/static/app.css", headers=lan).status_code == 400
+    names.append("192.168.1.21")
+    assert client.get("/static/app.css", headers=lan).status_code == 200
+    names.remove("192.168.1.21")
+    assert client.get("/static/app.css", headers=lan).status_code == 400
     with app.app_context():
         db.engine.dispose()
 
@@ -142,6 +150,24 @@ def test_a_save_while_a_restore_holds_the_database_says_busy_not_changed(app, tm
     assert answer.headers["Retry-After"] == "5"
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Change)) == 1
+
+
+def test_a_request_reads_one_snapshot_of_the_sqlite_database(app):
+    """The session's first read begins a transaction (the driver would start none for a
+    read): a save committed meanwhile on another connection shows only once it ends."""
+    with app.app_context():
+        game_id = new_game()
+        db.session.close()
+        version = sa.select(Game.version).where(Game.id == game_id)
+        assert db.session.scalar(version) == 1
+        writer = sqlite3.connect(db.engine.url.database, isolation_level=None)
+        try:
+            writer.execute("UPDATE games SET version = 7 WHERE id = ?", (game_id,))
+        finally:
+            writer.close()
+        assert db.session.scalar(version) == 1
+        db.session.rollback()
+        assert db.session.scalar(version) == 7
 
 
 @pytest.mark.parametrize(

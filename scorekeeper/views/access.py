@@ -85,15 +85,17 @@ def guard() -> Response | None:
     if (refused := require_password()) is not None:
         return refused
     config = current_app.config
+    served = request._get_current_object()  # type: ignore[attr-defined]  # once, not per use
     form_limit = int(config["FORM_MAX_CONTENT_LENGTH"])
-    large = request.endpoint in LARGE_BODY_ENDPOINTS
+    large = served.endpoint in LARGE_BODY_ENDPOINTS
     limit = int(config["MAX_CONTENT_LENGTH"]) if large else form_limit
     # Werkzeug reads at most this much (a body without a length included) and parses
     # form-encoded bodies whole: ~40 bytes of memory per byte of "a=1&a=1&…".
-    request.max_content_length = limit
-    request.max_form_memory_size = form_limit
-    request.max_form_parts = MAX_FORM_PARTS
-    if request.content_length is not None and request.content_length > limit:
+    served.max_content_length = limit
+    served.max_form_memory_size = form_limit
+    served.max_form_parts = MAX_FORM_PARTS
+    # No Content-Length, no length to compare (and no lookup of it through the headers).
+    if served.environ.get("CONTENT_LENGTH") and (served.content_length or 0) > limit:
         abort(413)
     return None
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from werkzeug.http import quote_etag
 
 from ..models import Game
 from ..queries import live_version, live_version_outside, load_game, seat_links
@@ -36,10 +37,9 @@ def _conditional(token: str, part: str) -> tuple[int, str] | Response:
         if known is not None and (etag := _etag(known.id, known.version, part)) in (
             request.if_none_match
         ):
-            response = Response(status=304)
-            response.set_etag(kept_etag(etag))
-            response.cache_control.no_cache = True
-            return response
+            # Its two headers as they are sent (no Cache-Control object made and written).
+            tag = quote_etag(kept_etag(etag))
+            return Response(status=304, headers={"ETag": tag, "Cache-Control": "no-cache"})
     # Changed (or a first visit): the version the page is rendered and kept by, read in the
     # page's own session.
     found = live_version(token)
