@@ -3,7 +3,7 @@
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -11,12 +11,42 @@ import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.routing import Rule
 
 from scorekeeper import create_app
 from scorekeeper.extensions import db
 
 IN_CI = bool(os.environ.get("CI"))
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+
+
+def _share_url_builders() -> None:
+    """Every test makes its own app, and Werkzeug compiles two URL builders (Python source
+    built as an AST, then ``compile``) for each of its ~70 routes: most of ``create_app``'s
+    time. A builder depends only on the rule's parsed parts and the names of its defaults
+    (the rule itself comes in as its first argument), so within the test process each is
+    compiled once and shared by the apps. A rule with a default for one of its variables
+    (folded in as a constant) is compiled as usual."""
+    original = getattr(Rule, "_compile_builder", None)
+    if original is None or getattr(original, "shared", False):
+        return
+    compiled: dict[tuple, Callable] = {}
+
+    def compile_builder(rule: Rule, append_unknown: bool = True) -> Callable:
+        defaults = rule.defaults or {}
+        trace = tuple(rule._trace)
+        if any(dynamic and name in defaults for dynamic, name in trace):
+            return original(rule, append_unknown)
+        key = (rule.rule, trace, tuple(map(str, defaults)), append_unknown)
+        if key not in compiled:
+            compiled[key] = original(rule, append_unknown)
+        return compiled[key]
+
+    compile_builder.shared = True  # type: ignore[attr-defined]
+    Rule._compile_builder = compile_builder  # type: ignore[method-assign]
+
+
+_share_url_builders()
 
 
 # Host names the tests open the app at besides localhost and 127.0.0.1: the browser tests'
