@@ -1,8 +1,9 @@
 """Shared fixtures: a fresh app and database per test, on SQLite and PostgreSQL."""
 
 import os
+import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -10,12 +11,42 @@ import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.routing import Rule
 
 from scorekeeper import create_app
 from scorekeeper.extensions import db
 
 IN_CI = bool(os.environ.get("CI"))
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+
+
+def _share_url_builders() -> None:
+    """Every test makes its own app, and Werkzeug compiles two URL builders (Python source
+    built as an AST, then ``compile``) for each of its ~70 routes: most of ``create_app``'s
+    time. A builder depends only on the rule's parsed parts and the names of its defaults
+    (the rule itself comes in as its first argument), so within the test process each is
+    compiled once and shared by the apps. A rule with a default for one of its variables
+    (folded in as a constant) is compiled as usual."""
+    original = getattr(Rule, "_compile_builder", None)
+    if original is None or getattr(original, "shared", False):
+        return
+    compiled: dict[tuple, Callable] = {}
+
+    def compile_builder(rule: Rule, append_unknown: bool = True) -> Callable:
+        defaults = rule.defaults or {}
+        trace = tuple(rule._trace)
+        if any(dynamic and name in defaults for dynamic, name in trace):
+            return original(rule, append_unknown)
+        key = (rule.rule, trace, tuple(map(str, defaults)), append_unknown)
+        if key not in compiled:
+            compiled[key] = original(rule, append_unknown)
+        return compiled[key]
+
+    compile_builder.shared = True  # type: ignore[attr-defined]
+    Rule._compile_builder = compile_builder  # type: ignore[method-assign]
+
+
+_share_url_builders()
 
 
 # Host names the tests open the app at besides localhost and 127.0.0.1: the browser tests'
@@ -76,10 +107,34 @@ def database_config(request: pytest.FixtureRequest) -> dict:
     return request.getfixturevalue("postgres_schema")
 
 
-def _app_with_tables(config: dict) -> Iterator[Flask]:
-    app = create_app(config)
+@pytest.fixture(scope="session")
+def sqlite_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database with every table and nothing in them, made once per test process:
+    each test's SQLite database starts as a copy of it (``create_all`` for each was most of
+    a view test's set-up)."""
+    path = tmp_path_factory.mktemp("tables") / "tables.sqlite"
+    app = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{path}"))
     with app.app_context():
         db.create_all()
+        db.session.remove()
+        db.engine.dispose()  # the last connection closed: the WAL is folded into the file
+    return path
+
+
+def _app_with_tables(config: dict, tables: Path | None = None) -> Iterator[Flask]:
+    """The app on ``config``'s database with every table: a copy of ``tables`` for a new
+    SQLite file, else made by ``create_all``."""
+    uri: str = config["SQLALCHEMY_DATABASE_URI"]
+    if tables is not None and uri.startswith("sqlite:///"):
+        path = Path(uri.removeprefix("sqlite:///"))
+        assert not path.exists(), f"{path} is not a new database"
+        shutil.copyfile(tables, path)
+    else:
+        tables = None
+    app = create_app(config)
+    if tables is None:
+        with app.app_context():
+            db.create_all()
     yield app
     with app.app_context():
         db.session.remove()
@@ -87,23 +142,23 @@ def _app_with_tables(config: dict) -> Iterator[Flask]:
 
 
 @pytest.fixture
-def app(sqlite_uri: str) -> Iterator[Flask]:
+def app(sqlite_uri: str, sqlite_tables: Path) -> Iterator[Flask]:
     """The app on a fresh SQLite database (the default for view tests)."""
-    yield from _app_with_tables(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri))
+    yield from _app_with_tables(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri), sqlite_tables)
 
 
 @pytest.fixture
-def csrf_app(sqlite_uri: str) -> Iterator[Flask]:
+def csrf_app(sqlite_uri: str, sqlite_tables: Path) -> Iterator[Flask]:
     """The app with CSRF protection on, as in production (for tests of the token itself)."""
     yield from _app_with_tables(
-        make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True)
+        make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True), sqlite_tables
     )
 
 
 @pytest.fixture
-def db_app(database_config: dict) -> Iterator[Flask]:
+def db_app(database_config: dict, sqlite_tables: Path) -> Iterator[Flask]:
     """The app on a fresh database of each backend: for tests of the database itself."""
-    yield from _app_with_tables(make_config(**database_config))
+    yield from _app_with_tables(make_config(**database_config), sqlite_tables)
 
 
 @pytest.fixture

@@ -116,7 +116,12 @@ def test_a_request_is_answered_through_the_wrapper(app, body):
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(wrapped(scope, receive, send))
+    # On a loop in a thread of its own: after a browser test in the same process,
+    # Playwright's sync API leaves its loop marked running in this thread (asyncio.run
+    # refuses to start there).
+    runner = threading.Thread(target=asyncio.run, args=(wrapped(scope, receive, send),))
+    runner.start()
+    runner.join(timeout=30)
     assert sent[0]["type"] == "http.response.start"
     assert sent[0]["status"] == 200
     assert b"".join(m.get("body", b"") for m in sent[1:])

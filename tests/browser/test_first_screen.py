@@ -6,7 +6,6 @@ fixed in two taps, and every page state fits 320 px in every language."""
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from scorekeeper import rules
@@ -25,6 +24,7 @@ SIX = (
 )
 SIZES = [(320, 568), (360, 640), (375, 667)]
 LANGUAGES = ["en", "pt-BR", "es", "it", "de", "fr"]
+SCHEMES = ["light", "dark"]
 # Where each step's controls are: all of them must be on the first screen, above the bar.
 CONTROLS = {
     "trump": [".trump-form"],
@@ -88,32 +88,34 @@ def sideways(page: Page) -> int:
     )
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_step_fits_the_first_screen_in_every_language(
-    browser, live_server, scheme, screenshot
-):
+def test_every_step_fits_the_first_screen_in_every_language(browser, live_server, screenshot):
     steps = games(live_server)
     problems = []
     for language in LANGUAGES:
-        context = new_context(browser, locale=language, color_scheme=scheme)
+        context = new_context(browser, locale=language)
         page = context.new_page()
         try:
-            # Each step opened once, then looked at in every size (a resize lays it out anew).
+            # Each step opened once, then looked at in light and dark (the colour scheme
+            # switched in place) and in every size (a resize lays it out anew).
             for step, game_id in steps.items():
                 page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
                 page.goto(f"{live_server.url}/games/{game_id}")
-                page.screenshot(
-                    path=str(screenshot.folder / f"first-{step}-{language}-{scheme}.png")
-                )
-                for width, height in SIZES:
-                    page.set_viewport_size({"width": width, "height": height})
-                    where = f"{language} {width}×{height} {step}"
-                    for selector in CONTROLS[step]:
-                        found = outside(page, selector, above=PINNED)
-                        problems += [f"{where}: {p}" for p in found]
-                    problems += [f"{where}: {p}" for p in outside(page, BAR)]
-                    if (extra := sideways(page)) > 0:
-                        problems.append(f"{where}: scrolls sideways by {extra} px")
+                for scheme in SCHEMES:
+                    page.emulate_media(color_scheme=scheme)
+                    assert page.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
+                    page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+                    page.screenshot(
+                        path=str(screenshot.folder / f"first-{step}-{language}-{scheme}.png")
+                    )
+                    for width, height in SIZES:
+                        page.set_viewport_size({"width": width, "height": height})
+                        where = f"{language} {scheme} {width}×{height} {step}"
+                        for selector in CONTROLS[step]:
+                            found = outside(page, selector, above=PINNED)
+                            problems += [f"{where}: {p}" for p in found]
+                        problems += [f"{where}: {p}" for p in outside(page, BAR)]
+                        if (extra := sideways(page)) > 0:
+                            problems.append(f"{where}: scrolls sideways by {extra} px")
         finally:
             context.close()
     assert not problems, "\n".join(problems)
