@@ -31,14 +31,14 @@ from . import cli, config, errors, hosts, i18n, models, views
 from .extensions import babel, csrf, db, htmx, limiter, migrate
 
 # No inline script or style anywhere (but the stylesheet and the script loader themselves,
-# allowed by their hashes: inline_stylesheet): htmx runs with eval and its inline styles
+# allowed by their hashes: inline_head): htmx runs with eval and its inline styles
 # turned off.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 # On every answer that does not set its own (lower-cased name, name, value; no value: the
-# policy above, with the inline stylesheet's hash).
+# policy above, with the inline stylesheet's and loader's hashes).
 SECURITY_HEADERS = (
     ("content-security-policy", "Content-Security-Policy", ""),
     ("x-content-type-options", "X-Content-Type-Options", "nosniff"),
@@ -127,7 +127,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     serve_compressed(app)
     serve_static(app)
     hosts.guard(app)
-    inline_stylesheet(app)
+    inline_head(app)
     config.trust_proxies(app)
     return app
 
@@ -300,7 +300,7 @@ def serve_static(app: Flask) -> None:
     app.url_defaults(partial(hashed_static_url, names))
 
 
-def inline_stylesheet(app: Flask) -> None:
+def inline_head(app: Flask) -> None:
     """The stylesheet (minified, as served) goes inline in every page's head: no second,
     render-blocking request before the first paint. So does the loader that starts app.js,
     htmx and the manifest once the page has painted (static/loader.js): a page starts no
