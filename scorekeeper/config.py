@@ -142,6 +142,11 @@ def configure(app: Flask, overrides: dict | None) -> None:
         MAX_CONTENT_LENGTH=100 * 1024 * 1024,
         # Every other body: the largest form (a new game's setup) is under 4 KB.
         FORM_MAX_CONTENT_LENGTH=64 * 1024,
+        # Flask's limits on a multipart form's parts: a text field's size (Flask's default;
+        # a form's whole body is 64 KB anyway) and the number of fields (the setup page,
+        # the largest form, has about 40).
+        MAX_FORM_MEMORY_SIZE=500_000,
+        MAX_FORM_PARTS=200,
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,

@@ -352,8 +352,8 @@ class Visitor:
             _Answer,
         )
 
-    def _send(self, request: urllib.request.Request) -> Answer:
-        with self._opener.open(request, timeout=30) as response:
+    def _send(self, request: urllib.request.Request, timeout: float = 30) -> Answer:
+        with self._opener.open(request, timeout=timeout) as response:
             body = response.read().decode("utf-8", "replace")
             # As the server wrote them; names looked up in any case (HTTP/1.1 servers such as
             # granian send them in lower case).
@@ -368,6 +368,13 @@ class Visitor:
         request = urllib.request.Request(self._url(path), data=body, method="POST")
         request.add_header("Content-Type", "application/x-www-form-urlencoded")
         return self._send(request)
+
+    def upload(self, path: str, content_type: str, body: bytes, timeout: float = 120) -> Answer:
+        """A body made elsewhere (a multipart upload), posted as it is; the answer comes when
+        the server has read it all (a restore: when every game is stored)."""
+        request = urllib.request.Request(self._url(path), data=body, method="POST")
+        request.add_header("Content-Type", content_type)
+        return self._send(request, timeout)
 
     def follow(self, answer: Answer) -> Answer:
         """A 303/302 followed, as the browser does after a form."""

@@ -21,6 +21,7 @@ from scorekeeper.exchange import schema as exchange_schema
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, ChangeAction, Entry, Game, Player, Round
 from tests import play_helpers as play
+from tests.club_backup import seeded_club_backup, upload_ending_a_read_on_a_line_break
 from tests.conftest import make_config
 from tests.factories import make_game, new_game, random_rounds
 
@@ -1631,3 +1632,22 @@ def test_players_and_games_past_their_limits_are_not_read_on(ctx):
     assert refused_problems((huge + "0]]}").encode()) == [
         "game 1: longer than any real record (2048 KB): nothing was read further."
     ]
+
+
+@pytest.fixture(scope="module")
+def club_backup(tmp_path_factory) -> bytes:
+    """A club of 60 games with their whole histories (1.1 MB), as the app exports it."""
+    return seeded_club_backup(tmp_path_factory.mktemp("club"), 60)
+
+
+def test_a_club_backup_restores_through_the_page_whatever_its_reads_end_on(
+    club_backup, client, app
+):
+    """A read of the upload that ends on a line break used to be refused as too large
+    (Werkzeug's form memory limit, then 64 KB, applied to the file part's buffer)."""
+    content_type, body = upload_ending_a_read_on_a_line_break({}, club_backup)
+    response = client.post("/history/restore", data=body, content_type=content_type)
+    assert response.status_code == 303, response.get_data(as_text=True)[-3000:]
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 60
+        assert exchange.backup_json().encode() == club_backup

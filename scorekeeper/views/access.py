@@ -56,8 +56,6 @@ OPEN_ENDPOINTS = frozenset(
 # The one upload larger than a form: a backup to restore (MAX_CONTENT_LENGTH), for a visitor
 # past the password check. Every other body is a form of a few KB (FORM_MAX_CONTENT_LENGTH).
 LARGE_BODY_ENDPOINTS = frozenset({"history.restore"})
-# A form's fields at most (the setup page, the largest, has about 40).
-MAX_FORM_PARTS = 200
 
 
 def _pass_mark() -> str:
@@ -86,14 +84,14 @@ def guard() -> Response | None:
         return refused
     config = current_app.config
     served = request._get_current_object()  # type: ignore[attr-defined]  # once, not per use
-    form_limit = int(config["FORM_MAX_CONTENT_LENGTH"])
     large = served.endpoint in LARGE_BODY_ENDPOINTS
-    limit = int(config["MAX_CONTENT_LENGTH"]) if large else form_limit
-    # Werkzeug reads at most this much (a body without a length included) and parses
-    # form-encoded bodies whole: ~40 bytes of memory per byte of "a=1&a=1&…".
+    limit = int(config["MAX_CONTENT_LENGTH" if large else "FORM_MAX_CONTENT_LENGTH"])
+    # Flask's per-request limit: Werkzeug reads at most this much of the body (one without
+    # a length included). The form parser's own limits are the app's MAX_FORM_MEMORY_SIZE
+    # and MAX_FORM_PARTS (config.py); the first must stay above the parser's 64 KB read
+    # size, which Werkzeug also applies to a file part's buffer (a club's backup was refused
+    # as "too large" when a read ended on a line break while it was this 64 KB limit).
     served.max_content_length = limit
-    served.max_form_memory_size = form_limit
-    served.max_form_parts = MAX_FORM_PARTS
     # No Content-Length, no length to compare (and no lookup of it through the headers).
     if served.environ.get("CONTENT_LENGTH") and (served.content_length or 0) > limit:
         abort(413)
