@@ -34,11 +34,6 @@ def main() -> None:
     parser.add_argument("--page", choices=sorted(PAGES), default="game")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--database-url", help="PostgreSQL to seed and use (default: SQLite)")
-    parser.add_argument(
-        "--render-every-time",
-        action="store_true",
-        help="no kept pages (PAGE_CACHE_SIZE=0): every request renders the page",
-    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
@@ -48,8 +43,6 @@ def main() -> None:
     port = free_port()
     log = folder / "gunicorn.log"
     env = os.environ | {"DATABASE_URL": url, "SCOREKEEPER_INSTANCE": str(folder)}
-    if args.render_every_time:
-        env["SCOREKEEPER_PAGE_CACHE_SIZE"] = "0"
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         f"--bind=127.0.0.1:{port}",

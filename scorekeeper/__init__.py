@@ -5,7 +5,6 @@ import contextlib
 import hashlib
 import logging
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -105,6 +104,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # when the browser's own zone is another one.
     app.jinja_env.globals["shown_zone"] = lambda: views.rendering.viewer()[1]
     app.jinja_env.globals["app_version"] = config.app_version()
+    app.config["BUILD_TAG"] = config.app_version()
 
     # Ids in URLs fit the database's integer: a larger one is no page (404), not a crash.
     app.url_map.converters["int"] = DatabaseId
@@ -180,14 +180,9 @@ class KeptSigningSessions(SecureCookieSessionInterface):
 
 def serve_compressed(app: Flask) -> None:
     """HTML, JSON and the like compressed as the browser asks (Flask-Compress: Brotli, else
-    gzip; settings ``COMPRESS_*``), each coding under its own ETag; then the security headers
-    on every answer (those it does not set itself).
-
-    Flask-Compress appends the coding to a strong ETag (``"board-1-5:br"``), so a cache never
-    takes one coding's bytes for another's; a 304 gets the tag of the coding this request
-    would be sent. The views compare the tag they make (the game's version) with what a
-    phone sends back: :func:`plain_tags` takes the coding off before they read it, and the
-    page's script does the same.
+    gzip; settings ``COMPRESS_*``); then the security headers on every answer (those it does
+    not set itself). The app's own ETags are weak (the same page in any coding), which
+    Flask-Compress leaves as they are.
 
     One hook, reading the answer's headers once: an answer Flask-Compress would leave as it
     is (too small to gain, as a health check; not a success, as a 304 or a redirect) gets
@@ -197,8 +192,6 @@ def serve_compressed(app: Flask) -> None:
     app.config["COMPRESS_REGISTER"] = False
     app.config["COMPRESS_EVALUATE_CONDITIONAL_REQUEST"] = False
     compress = Compress(app)
-    codings = list(app.config["COMPRESS_ALGORITHM"])
-
     smallest = int(app.config["COMPRESS_MIN_SIZE"])
 
     def compressed(response: Response) -> Response:
@@ -208,14 +201,6 @@ def serve_compressed(app: Flask) -> None:
         if response.response is not body and (close := getattr(body, "close", None)):
             response.call_on_close(close)
         return response
-
-    def coded_tag(response: Response) -> None:
-        etag, weak = response.get_etag()
-        coding = (
-            etag and not weak and ":" not in etag and request.accept_encodings.best_match(codings)
-        )
-        if coding:
-            response.set_etag(f"{etag}:{coding}")
 
     def finished(response: Response) -> Response:
         present = {name.lower(): value for name, value in response.headers}
@@ -228,36 +213,19 @@ def serve_compressed(app: Flask) -> None:
         ):
             response = compressed(response)
             present = {name.lower(): value for name, value in response.headers}
-        else:
+        elif (vary := present.get("vary")) is None:
             # What Flask-Compress does with an answer it leaves as it is (not a success, too
             # small to gain, already coded): its Vary only.
-            if (vary := present.get("vary")) is None:
-                response.headers.add("Vary", "Accept-Encoding")
-            elif "accept-encoding" not in vary.lower():
-                response.headers["Vary"] = (
-                    f"{vary}, Accept-Encoding" if vary else "Accept-Encoding"
-                )
-            if status == 304 and ":" not in present.get("etag", ":"):
-                coded_tag(response)
+            response.headers.add("Vary", "Accept-Encoding")
+        elif "accept-encoding" not in vary.lower():
+            response.headers["Vary"] = f"{vary}, Accept-Encoding" if vary else "Accept-Encoding"
         policy = app.extensions.get("page_policy", CONTENT_SECURITY_POLICY)
         for lowered, name, value in SECURITY_HEADERS:
             if lowered not in present:
                 response.headers.add(name, value or policy)
         return response
 
-    app.before_request(plain_tags)
     app.after_request(finished)
-
-
-# The coding Flask-Compress appended to a tag ("board-1-5:br"), as a phone sends it back.
-_CODED_TAG = re.compile(r':(?:br|gzip|deflate|zstd)"')
-
-
-def plain_tags() -> None:
-    """``If-None-Match`` as the views made the tags, without the codings (read lazily, so
-    rewriting the header before any view reads it is enough)."""
-    if (sent := request.environ.get("HTTP_IF_NONE_MATCH")) and ":" in sent:
-        request.environ["HTTP_IF_NONE_MATCH"] = _CODED_TAG.sub('"', sent)
 
 
 def serve_static(app: Flask) -> None:
@@ -272,6 +240,8 @@ def serve_static(app: Flask) -> None:
     except OSError as error:  # e.g. a read-only instance folder: serve the files as they are
         logger.warning("static files served without hashed names: %s", error)
         root, names = Path(app.static_folder), {}
+    # Pages name the files by their hashes: a page's ETag names the build (page_tag).
+    app.config["BUILD_TAG"] = f"{app.config['BUILD_TAG']}-{root.name}"
     prefix = f"{app.static_url_path}/"
     hashed = {prefix + name for name in names.values()}
     # Each file's ETag is its content hash under both names, the same on every host of a
@@ -301,32 +271,25 @@ def serve_static(app: Flask) -> None:
 
 
 def inline_head(app: Flask) -> None:
-    """The stylesheet (minified, as served) goes inline in every page's head: no second,
-    render-blocking request before the first paint. So does the loader that starts app.js,
-    htmx and the manifest once the page has painted (static/loader.js): a page starts no
-    request before it shows. The policy allows that one ``<style>`` and that one ``<script>``
-    by their hashes — never ``'unsafe-inline'``; any other inline style or script is still
-    refused.
+    """The loader that starts app.js, htmx and the manifest once the page has painted
+    (static/loader.js, 1 KB) goes inline in every page's head, allowed by its hash in the
+    policy — never ``'unsafe-inline'``: the scripts never delay the first paint. The
+    stylesheet is linked (a content-hashed file, kept a year: one download per phone).
 
     Read once at start (a server restart shows an edit, as with the hashed file names)."""
-    app.jinja_env.globals["inline_stylesheet"] = ""
     app.jinja_env.globals["inline_loader"] = ""
     app.jinja_env.globals["icon_uri"] = ""
     if app.static_folder is None:
         return
     folder = Path(app.static_folder)
-    policy = CONTENT_SECURITY_POLICY
-    for name, kind, variable in (
-        ("app.css", "style", "inline_stylesheet"),
-        ("loader.js", "script", "inline_loader"),
-    ):
-        text = minified(name, (folder / name).read_bytes()).decode()
-        if "</" in text:
-            raise ValueError(f"static/{name} cannot be inlined: it contains '</'")
-        digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
-        app.jinja_env.globals[variable] = Markup(text)  # our own file, checked above
-        policy = policy.replace(f"{kind}-src 'self'", f"{kind}-src 'self' 'sha256-{digest}'")
-    app.extensions["page_policy"] = policy
+    text = minified("loader.js", (folder / "loader.js").read_bytes()).decode()
+    if "</" in text:
+        raise ValueError("static/loader.js cannot be inlined: it contains '</'")
+    digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    app.jinja_env.globals["inline_loader"] = Markup(text)  # our own file, checked above
+    app.extensions["page_policy"] = CONTENT_SECURITY_POLICY.replace(
+        "script-src 'self'", f"script-src 'self' 'sha256-{digest}'"
+    )
     # The tab's icon in the page itself: no request for it (nor for /favicon.ico) either.
     icon = (folder / "icon.svg").read_bytes().decode()
     app.jinja_env.globals["icon_uri"] = "data:image/svg+xml," + quote(icon)

@@ -119,11 +119,6 @@ def configure(app: Flask, overrides: dict | None) -> None:
         TIMEZONE="UTC",
         # "classic" (♣ ♦ ♥ ♠) or "colours" (the four colours of the editions that print them).
         SUIT_STYLE="classic",
-        # Pages kept rendered per process until something is stored (0: render every time).
-        PAGE_CACHE_SIZE=256,
-        # …and at most this many bytes of their HTML in all (a restored giant game's page
-        # or many distinct filters cannot grow a worker without bound).
-        PAGE_CACHE_BYTES=32 * 2**20,
         # How long a ladder visit waits for the ladder being brought up to date before it
         # shows the last complete one, marked as updating (ratings.page_ladder).
         LADDER_WAIT_SECONDS=0.5,

@@ -208,8 +208,8 @@
   document.addEventListener("htmx:beforeSwap", function (event) {
     var board = event.detail.target;
     if (!board || !board.dataset || !board.dataset.etag) return;
-    // Each coding has its own tag ("board-1-5:br"): the page carries the tag without it.
-    var etag = (event.detail.xhr.getResponseHeader("ETag") || "").replace(/:(br|gzip|deflate|zstd)"$/, '"');
+    // A weak tag, the same in every coding: the page carries it as the header sends it.
+    var etag = event.detail.xhr.getResponseHeader("ETag") || "";
     if (etag && etag === board.dataset.etag) event.detail.shouldSwap = false;
   });
   // The table's poll while bids come in from the players' phones: an answer older than the

@@ -38,20 +38,23 @@ def test_pages_carry_a_content_security_policy_without_inline_script(client):
     page = response.get_data(as_text=True)
     policy = response.headers["Content-Security-Policy"]
     assert "unsafe-inline" not in policy
-    # The stylesheet is inline (no render-blocking request), allowed by its hash alone.
-    (css,) = re.findall(r"<style>(.*?)</style>", page, re.S)
-    assert f"style-src 'self' 'sha256-{sha256(css)}';" in policy
-    assert ".action-bar" in css
-    assert "stylesheet" not in page
-    # So is the loader that starts the scripts after the first paint; no other inline script.
+    # No inline style: the stylesheet is one linked file under its content hash, kept a year.
+    assert "<style" not in page
+    assert "style-src 'self';" in policy
+    (sheet,) = re.findall(r'<link rel="stylesheet" href="(/static/app\.[0-9a-f]{12}\.css)">', page)
+    with client.get(sheet) as served:
+        assert served.status_code == 200
+        assert ".action-bar" in served.get_data(as_text=True)
+        assert served.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    # The loader that starts the scripts after the first paint is inline; no other script.
     scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, re.S)
     inline = [body for attributes, body in scripts if " src=" not in attributes]
     assert len(inline) == 1
     assert "PerformanceObserver" in inline[0]
     assert f"script-src 'self' 'sha256-{sha256(inline[0])}';" in policy
-    # Nothing the page names is fetched before it paints: the tab's icon is in the page too.
+    # Nothing else the page names is fetched before it paints: the tab's icon is in the page.
     assert re.search(r'<link rel="icon" href="data:image/svg\+xml,[^"]+"', page)
-    assert not re.search(r'<link[^>]+rel="(?:manifest|stylesheet)"', page)
+    assert not re.search(r'<link[^>]+rel="manifest"', page)
     assert not [attributes for attributes, _ in scripts if " src=" in attributes]
 
 

@@ -1630,7 +1630,7 @@ def run_ids(backend: str) -> list[str]:
     return [f"{backend}-{route.endpoint}{f'-{run + 1}' if run else ''}" for route, run in RUNS]
 
 
-TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+TOKEN = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
 
 
 def password_set(app: Flask) -> bool:

@@ -31,9 +31,7 @@ def seed(app, games: int) -> None:
 
 
 def queries(app, url: str) -> int:
-    """The statements one visit of ``url`` runs when it renders (pages kept per game version
-    are not kept here: what is counted is the cost of rendering them)."""
-    app.extensions["scorekeeper.pages"].enabled = False
+    """The statements one visit of ``url`` runs when it renders."""
     client = app.test_client()
     with counted(app) as statements:
         response = client.get(url)
@@ -72,7 +70,7 @@ def test_page_queries_do_not_grow_with_the_number_of_games(db_app):
     # The player page is the largest: its statistics, then its rating chart (ratings.py: one
     # query finds the ladder current, one reads the player's ratings), its bidding figures (one
     # query adds up what each seat's stored results say: queries.bidding_figures), and one
-    # reads the data version its kept copy is keyed by.
+    # reads the data version its ETag is made from.
     assert max(with_one.values()) <= 15, with_one
 
 

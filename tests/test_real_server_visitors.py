@@ -1,8 +1,8 @@
-"""Two visitors on every page the server keeps rendered for everyone, on the server as
-``make run`` starts it, with and without the password: each visitor's form tokens and request
-keys are their own, and every form on the page, posted as it is by either visitor, is taken
-or gets the ordinary refusal ("changed on another phone", a message next to a field) — never
-400 "Page expired", never a 5xx."""
+"""Two visitors on every page of a game's life (the round screen in every state, its sheet,
+the live view and seat pages), on the server as ``make run`` starts it, with and without the
+password: each visitor's form tokens and request keys are their own, and every form on the
+page, posted as it is by either visitor, is taken or gets the ordinary refusal ("changed on
+another phone", a message next to a field) — never 400 "Page expired", never a 5xx."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def share_links(table: Table, game: Played) -> tuple[str, dict[str, str]]:
 
 
 def page_states(table: Table) -> Iterator[tuple[str, str]]:
-    """Every kept page, each on a game of its own made just before (the forms posted on
+    """Every page of a game's life, each on a game of its own made just before (the forms posted on
     one state change its game, not the next state's)."""
 
     def game(rounds: int = 2, **options: str) -> Played:

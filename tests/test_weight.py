@@ -18,7 +18,9 @@ BROWSER = {"Accept-Encoding": "gzip, br"}
 # What a browser fetches to show a page: the scripts the inline loader starts just after the
 # first paint (the stylesheet, the loader and the tab's icon are in the page itself).
 # (The manifest and the home-screen icon are fetched only when installing.)
-ASSET = re.compile(r'<script src="(/static/[^"]+)"|data-(?:app|htmx)="(/static/[^"]+)"')
+ASSET = re.compile(
+    r'<link rel="stylesheet" href="(/static/[^"]+)"|data-(?:app|htmx)="(/static/[^"]+)"'
+)
 
 
 def on_the_wire(response) -> int:
@@ -41,15 +43,14 @@ def decoded(response) -> str:
 def first_load(client, path: str) -> list[tuple[str, int]]:
     page = client.get(path, headers=BROWSER)
     assert page.status_code == 200
-    # Kept pages come gzip'd, compressed once for everyone (views.kept_bodies); others br.
-    assert page.headers["Content-Encoding"] == ("br" if path == "/" else "gzip")
+    assert page.headers["Content-Encoding"] == "br"
     sizes = [(path, on_the_wire(page))]
     html = decoded(page)
     assets = [a or b for a, b in ASSET.findall(html)]
-    # The two scripts; the stylesheet, the loader and the icon are inline, counted in the
+    # The stylesheet and the two scripts; the loader and the icon are inline, counted in the
     # page's bytes.
-    assert len(assets) == 2, assets
-    assert "<style>" in html
+    assert len(assets) == 3, assets
+    assert "<style" not in html
     for asset in assets:
         with client.get(asset, headers=BROWSER) as response:
             assert response.status_code == 200

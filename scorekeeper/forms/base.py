@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -21,6 +22,12 @@ from ..wording import messages
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
 # What the database's integer columns hold.
 LARGEST = 2**31 - 1
+
+
+def new_request_key() -> str:
+    """A fresh key for one rendered form: its retries and double taps share it, so what it
+    sends is stored once (changes.apply_change)."""
+    return secrets.token_urlsafe(16)
 
 
 def whole_number(text: object, low: int = 0, high: int = LARGEST) -> int | None:

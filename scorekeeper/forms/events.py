@@ -15,8 +15,7 @@ from ..events import MAX_EVENT_PLAYERS, MAX_SESSIONS
 from ..i18n import gettext as _
 from ..models import name_key
 from ..reports import events as plan
-from ..visitor_marks import new_request_key
-from .base import KEY_CHECKS, Form, whole_number
+from .base import KEY_CHECKS, Form, new_request_key, whole_number
 from .history import FIRST_DAY, LAST_DAY
 from .setup import SECTIONS, NewGameForm, clean_name, name_problem
 

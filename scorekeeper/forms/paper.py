@@ -23,9 +23,8 @@ from .. import rules
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..models import name_key
-from ..visitor_marks import new_request_key
 from ..wording import messages
-from .base import KEY_CHECKS, Form, whole_number
+from .base import KEY_CHECKS, Form, new_request_key, whole_number
 from .setup import clean_name, name_problem
 
 SEATS = range(1, rules.MAX_PLAYERS + 1)

@@ -8,8 +8,7 @@ from wtforms import HiddenField, SelectField, StringField
 from wtforms.validators import ValidationError
 
 from ..i18n import lazy_gettext as _l
-from ..visitor_marks import new_request_key
-from .base import KEY_CHECKS, Form, whole_number
+from .base import KEY_CHECKS, Form, new_request_key, whole_number
 from .setup import NAME_MAX_LENGTH, clean_name, name_problem
 
 

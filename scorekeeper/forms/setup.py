@@ -22,8 +22,7 @@ from wtforms.widgets import CheckboxInput, ListWidget
 from .. import rules
 from ..i18n import gettext as _
 from ..models import name_key
-from ..visitor_marks import new_request_key
-from .base import KEY_CHECKS, Form, whole_number
+from .base import KEY_CHECKS, Form, new_request_key, whole_number
 
 NAME_MAX_LENGTH = 40
 RANDOM_DEALER = "random"

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from cachetools import LRUCache
 from flask import (
     Blueprint,
     Response,
@@ -25,7 +23,7 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_decimal, get_timezone
+from flask_babel import format_decimal
 
 from .. import events as service
 from .. import rules
@@ -34,20 +32,14 @@ from ..forms import events as forms
 from ..forms.base import Form
 from ..forms.setup import NAME_MAX_LENGTH
 from ..i18n import gettext as _
-from ..i18n import locale_name
 from ..models import Event
 from ..queries import roster_by_games_played
 from ..reports import events as plan
 from ..wording import messages
 from .addresses import public_url, qr_svg
-from .rendering import kept_html, render
+from .rendering import read_only, render, viewer_tag
 
 bp = Blueprint("events", __name__)
-
-# The boards last rendered in this process, by version, language and address (see _board).
-_RENDERED: LRUCache[tuple[str, ...], str] = LRUCache(maxsize=32)
-_RENDERING = threading.Lock()
-
 
 # --- setting up ----------------------------------------------------------------------------
 
@@ -354,36 +346,20 @@ def _board(token: str, part: str, template: str) -> Response:
     if found is None:
         abort(404)
     event_id, version = found
-    etag = f"event-{part}-{event_id}-{version}"
-    if etag in request.if_none_match:
-        response = Response(status=304)
-        response.set_etag(etag)
-        response.cache_control.no_cache = True
-        return response
+    etag = f"event-{part}-{event_id}-{version}-{viewer_tag()}"
 
-    def make() -> str:
-        # One render per version in this process: the viewers whose polls arrive together
-        # after a save wait for it instead of each scoring the whole event again.
-        key = (etag, template, locale_name(), str(get_timezone()), request.host, request.path)
-        with _RENDERING:
-            if (done := _RENDERED.get(key)) is None:
-                done = _RENDERED[key] = render_board()
-        return done
-
-    def render_board() -> str:
+    def render_board() -> Response:
         event = service.load_event(event_id)
         context = event_context(event) | {
             "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
             "part_url": url_for("events.board_part", token=token),
-            "board_etag": f'"{etag.replace("-" + part + "-", "-part-")}"',
+            "board_etag": 'W/"' + etag.replace("-" + part + "-", "-part-") + '"',
         }
-        return render_template(template, **context)
+        return Response(render_template(template, **context))
 
-    # The same for every viewer until something changes: rendered once per version.
-    response = Response(kept_html((etag, template), make))
-    response.set_etag(etag)
-    response.cache_control.no_cache = True
-    return response
+    # The same for every viewer until something changes; each asks every time (no-cache)
+    # and gets a 304 until then.
+    return read_only(etag, render_board)
 
 
 @bp.get("/events/board/<token>")

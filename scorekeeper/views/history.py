@@ -26,7 +26,7 @@ from ..reports import charts
 from ..wording import history as history_words
 from ..wording import messages
 from ..wording.formats import csv_separator
-from .rendering import render, render_kept
+from .rendering import page_tag, render, render_read_only
 
 bp = Blueprint("history", __name__, url_prefix="/history")
 
@@ -49,14 +49,13 @@ def game_row(listing: queries.GameListing) -> dict[str, Any]:
 
 @bp.get("/")
 def games() -> Response:
-    # The same for everyone with the same filters until something is stored: kept per
-    # data version (the filters are in the URL, part of the key).
-    return render_kept(
-        ("history.games",),
+    # The same for everyone with the same filters (in the address, part of the tag) until
+    # something is stored.
+    return render_read_only(
+        page_tag("games", queries.data_version()),
         "history/games.html",
         "history/_games.html",
         games_context,
-        reads=GamesFilter.READS,
     )
 
 
@@ -99,9 +98,12 @@ def played(game: Game) -> dict[str, Any]:
 
 @bp.get("/<int:game_id>")
 def game(game_id: int) -> Response:
-    # The same for every viewer until something is stored: rendered once per data version.
-    return render_kept(
-        ("history.game", game_id), "history/game.html", None, lambda: game_context(game_id)
+    # The same for every viewer until something is stored (a rename shows here too).
+    return render_read_only(
+        page_tag("game", game_id, queries.data_version()),
+        "history/game.html",
+        None,
+        lambda: game_context(game_id),
     )
 
 
@@ -118,6 +120,15 @@ def game_context(game_id: int) -> dict[str, Any]:
 @bp.get("/<int:game_id>/replay")
 def replay(game_id: int) -> Response:
     """The game as it stood after one round: that round's entries and the standings."""
+    return render_read_only(
+        page_tag("replay", game_id, queries.data_version()),
+        "history/replay.html",
+        "history/_replay.html",
+        lambda: replay_context(game_id),
+    )
+
+
+def replay_context(game_id: int) -> tuple[int, dict[str, Any]]:
     context = played(queries.load_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
     played_rounds = len(sheet.rows)
@@ -146,7 +157,7 @@ def replay(game_id: int) -> Response:
         standings=standings,
         chart=charts.running_totals_chart(sheet, names, game_rules.round_count, upto=number),
     )
-    return render("history/replay.html", "history/_replay.html", status, **context)
+    return status, context
 
 
 def download(body: str | Iterator[str], mimetype: str, filename: str) -> Response:

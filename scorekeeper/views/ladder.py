@@ -1,13 +1,14 @@
 """The club ladder: players ranked by rating over a season, with their games and figures."""
 
 from datetime import date, datetime, tzinfo
+from typing import Any
 
 from flask import Blueprint, Response, request
 from flask_babel import get_timezone
 
 from .. import queries, ratings
 from ..forms.ladder import LadderFilter
-from .rendering import render
+from .rendering import page_tag, provisional, render_read_only
 
 bp = Blueprint("ladder", __name__, url_prefix="/ladder")
 
@@ -19,11 +20,25 @@ def today(zone: tzinfo) -> date:
 
 @bp.get("/")
 def index() -> Response:
+    # The same for everyone until something is stored, or the viewer's day changes (the
+    # seasons start on calendar days).
+    day = today(get_timezone())
+    return render_read_only(
+        page_tag("ladder", queries.data_version(), day.isoformat()),
+        "ladder/index.html",
+        "ladder/_ladder.html",
+        lambda: ladder_context(day),
+    )
+
+
+def ladder_context(day: date) -> tuple[int, dict[str, Any]]:
     form = LadderFilter(formdata=request.args)
     if not form.validate():
-        return render("ladder/index.html", "ladder/_ladder.html", 422, form=form, table=None)
+        return 422, {"form": form, "table": None}
     zone = get_timezone()
-    first_day = form.first_day(today(zone))
+    first_day = form.first_day(day)
     starts_at = queries.day_start(first_day, zone) if first_day else None
     table = ratings.standings(form.season.data, starts_at, int(form.min_games.data))
-    return render("ladder/index.html", "ladder/_ladder.html", form=form, table=table)
+    if table.updating:
+        provisional()
+    return 200, {"form": form, "table": table}

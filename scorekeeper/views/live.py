@@ -5,17 +5,15 @@ answer carries the game's version as its ETag, and a poll whose ``If-None-Match`
 matches gets an empty 304 after one small query.
 """
 
-from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
-from werkzeug.http import quote_etag
 
 from ..models import Game
 from ..queries import live_version, live_version_outside, load_game, seat_links
 from .addresses import ANNOUNCED_FILE, public_url, remember_announced
 from .addresses import qr_svg as _qr
-from .rendering import kept_etag, kept_response, render, viewer_tag
+from .rendering import read_only, render, viewer_tag
 from .table_screen import table_context
 
 bp = Blueprint("live", __name__)
@@ -34,12 +32,10 @@ def _conditional(token: str, part: str) -> tuple[int, str] | Response:
     after one small query outside the page's session (a poll as cheap as /healthz)."""
     if request.if_none_match:
         known = live_version_outside(token)
-        if known is not None and (etag := _etag(known.id, known.version, part)) in (
-            request.if_none_match
-        ):
-            # Its two headers as they are sent (no Cache-Control object made and written).
-            tag = quote_etag(kept_etag(etag))
-            return Response(status=304, headers={"ETag": tag, "Cache-Control": "no-cache"})
+        if known is not None:
+            etag = _etag(known.id, known.version, part)
+            if request.if_none_match.contains_weak(etag):
+                return read_only(etag, lambda: Response(status=304))
     # Changed (or a first visit): the version the page is rendered and kept by, read in the
     # page's own session.
     found = live_version(token)
@@ -48,22 +44,12 @@ def _conditional(token: str, part: str) -> tuple[int, str] | Response:
     return found.id, _etag(found.id, found.version, part)
 
 
-def _live_response(template: str, etag: str, context: Callable[[], dict[str, Any]]) -> Response:
-    # The same for every phone until the game changes: rendered once per version (the ETag).
-    response = kept_response(
-        (etag, template), lambda: render_template(template, **context()), etag
-    )
-    # Keep a copy but ask every time: the answer is a 304 until the game changes.
-    response.cache_control.no_cache = True
-    return response
-
-
 def live_context(game: Game) -> dict[str, Any]:
     return table_context(game) | {
         "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
         "board_url": url_for("live.board", token=game.live_token),
         # As the header sends it (quoted): the page skips swapping an unchanged board.
-        "board_etag": f'"{_etag(game.id, game.version, "board")}"',
+        "board_etag": f'W/"{_etag(game.id, game.version, "board")}"',
     }
 
 
@@ -72,7 +58,11 @@ def _serve(token: str, part: str, template: str) -> Response:
     if isinstance(checked, Response):
         return checked
     game_id, etag = checked
-    return _live_response(template, etag, lambda: live_context(load_game(game_id)))
+    # The same for every phone until the game changes; a phone asks every time (no-cache)
+    # and gets a 304 until then.
+    return read_only(
+        etag, lambda: Response(render_template(template, **live_context(load_game(game_id))))
+    )
 
 
 @bp.get("/live/<token>")

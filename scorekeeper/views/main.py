@@ -6,11 +6,11 @@ from flask import Blueprint, Response, current_app, redirect, request, send_from
 from flask_babel import get_locale
 
 from .. import queries
-from ..forms.base import Form
+from ..extensions import csrf
 from ..i18n import LANGUAGE_COOKIE, LANGUAGES, YEAR
 from ..i18n import gettext as _
 from ..wording.rules_page import marks_explained, rule_groups
-from .rendering import render, safe_path
+from .rendering import page_tag, render, render_read_only, safe_path
 
 bp = Blueprint("main", __name__)
 
@@ -24,7 +24,12 @@ def home() -> Response:
 @bp.get("/rules")
 def rules_page() -> Response:
     """Every variant the app offers, explained: what it changes and how the app applies it."""
-    return render("main/rules.html", groups=rule_groups(), marks_explained=marks_explained())
+    return render_read_only(
+        page_tag("rules"),
+        "main/rules.html",
+        None,
+        lambda: {"groups": rule_groups(), "marks_explained": marks_explained()},
+    )
 
 
 @bp.get("/manifest.webmanifest")
@@ -93,10 +98,13 @@ def healthz() -> Response:
 
 
 @bp.post("/language")
+@csrf.exempt
 def language() -> Response:
-    """Show the app in the language chosen (kept for a year), back on the same page."""
+    """Show the app in the language chosen (kept for a year), back on the same page. No form
+    token: it sets only this browser's preference (so the footer of a page that only reads,
+    the same for everyone, can offer it)."""
     response = redirect(safe_path(request.form.get("next")), 303)
     chosen = request.form.get("lang")
-    if Form().validate_on_submit() and chosen in LANGUAGES:
+    if chosen in LANGUAGES:
         response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=YEAR, samesite="Lax")
     return response

@@ -19,10 +19,9 @@ from ..forms import table as forms
 from ..forms.base import Form
 from ..i18n import gettext as _
 from ..models import ChangeAction, Game, GameStatus, Round, RoundState
-from ..queries import game_version, load_game, reload_game
+from ..queries import data_version, game_version, load_game, reload_game
 from ..records import rules_of
-from .kept_bodies import coded_etag
-from .rendering import kept_etag, render, render_kept
+from .rendering import page_tag, render, render_read_only
 from .table_screen import (
     RESENT,
     STALE,
@@ -43,14 +42,7 @@ def render_table(game: Game, status: int = 200, **context: Any) -> Response:
 
 @bp.get("/<int:game_id>")
 def table(game_id: int) -> Response:
-    # The same for every phone until something is stored (request keys and the CSRF token
-    # are filled in per visitor): rendered once per data version.
-    return render_kept(
-        ("table", game_id),
-        "play/table.html",
-        "play/_table.html",
-        lambda: table_context(load_game(game_id)),
-    )
+    return render_table(load_game(game_id))
 
 
 @bp.get("/<int:game_id>/poll")
@@ -61,12 +53,11 @@ def table_poll(game_id: int) -> Response:
     if version is None:
         abort(404)
     etag = table_etag(game_id, version)
-    if etag in request.if_none_match:
-        response = Response(status=304)
-        response.set_etag(kept_etag(etag))
-    else:
-        response = table(game_id)
-        response.set_etag(coded_etag(etag, response.content_encoding))
+    # The screen's forms carry this phone's own keys: a 304 keeps them, a 200 brings new ones.
+    response = (
+        Response(status=304) if request.if_none_match.contains_weak(etag) else table(game_id)
+    )
+    response.set_etag(etag, weak=True)
     response.cache_control.no_cache = True
     return response
 
@@ -314,8 +305,9 @@ def later_rounds(game_id: int) -> Response:
 
 @bp.get("/<int:game_id>/sheet")
 def sheet(game_id: int) -> Response:
-    return render_kept(
-        ("sheet", game_id),
+    # Only reads (corrections open their own pages): the same for every phone.
+    return render_read_only(
+        page_tag("sheet", game_id, data_version()),
         "play/sheet.html",
         None,
         lambda: table_context(load_game(game_id)),

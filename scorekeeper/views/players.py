@@ -23,26 +23,30 @@ from ..reports import bidding
 from ..reports.ladder import rating_chart
 from ..wording import bidding as bidding_words
 from ..wording import roster as roster_words
-from .rendering import dont_keep, render, render_kept
+from .rendering import page_tag, provisional, render, render_read_only
 
 bp = Blueprint("players", __name__, url_prefix="/players")
 
 
 @bp.get("/")
 def index() -> Response:
-    return render("players/index.html", roster=queries.roster_with_finished_games())
+    return render_read_only(
+        page_tag("players", queries.data_version()),
+        "players/index.html",
+        None,
+        lambda: {"roster": queries.roster_with_finished_games()},
+    )
 
 
 @bp.get("/<int:player_id>")
 def player(player_id: int) -> Response:
     # The same for everyone asking for the same period until something is stored (the
-    # ratings depend on every game): kept per data version.
-    return render_kept(
-        ("players.player", player_id),
+    # ratings depend on every game).
+    return render_read_only(
+        page_tag("player", player_id, queries.data_version()),
         "players/player.html",
         "players/_stats.html",
         lambda: player_context(player_id),
-        reads=PeriodFilter.READS,
     )
 
 
@@ -51,7 +55,7 @@ def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
     form = PeriodFilter(formdata=request.args)
     history = ratings.rating_history(found.id, current_app.config["PLAYER_LADDER_WAIT_SECONDS"])
     if history.updating:
-        dont_keep()  # the ratings shown are about to change without a new data version
+        provisional()  # the ratings shown are about to change without a new data version
     context: dict[str, Any] = {
         "player": found,
         "form": form,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -22,13 +22,9 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import get_locale, get_timezone
 
 from ..extensions import htmx
 from ..i18n import LANGUAGE_COOKIE, TIMEZONE_COOKIE, select_locale, select_timezone
-from ..queries import data_version
-from ..visitor_marks import csrf_token, keeping, kept_query
-from .kept_bodies import KeptPage, coded_etag, kept_coding
 
 
 def render(
@@ -48,168 +44,85 @@ def render(
     return response
 
 
-# --- pages kept per game version ------------------------------------------------------------
+# --- pages that only read ---------------------------------------------------------------------
 #
-# A finished game's page, a score sheet or the live board is the same HTML for everyone
-# until the game changes: every write raises the game's version. Such a page is rendered
-# once per version (and language, time zone, address and the query parameters it reads) and
-# kept in this process; the per-visitor parts, the CSRF token and the forms' request keys,
-# are rendered as marks and filled in on the way out (visitor_marks: while a page is kept,
-# nothing else of the visitor can be read), into a gzip stream made once (kept_bodies).
-# cachetools' LRUCache (maintained, bounded by the pages' size in bytes as well as their
-# number) under a lock: the server's threads share it.
+# A page that only reads (the games list, a game's page, a player's page, the ladder, the
+# live view, the boards) carries nothing of the visitor: no CSRF token, no request key. So it
+# is the same for everyone who reads it in the same language and time zone, and a phone that
+# has it already is answered "not modified" by the standard validators: an ETag made from
+# what the page shows (the data version, raised by every stored change) and
+# ``Cache-Control: no-cache``, so that the phone asks every time. Nothing is kept here.
+
+# Set in ``flask.g`` while a read-only page is answered: the page template leaves out the
+# visitor's CSRF token (base.html), and a template that asks for one anyway fails the
+# two-visitor tests.
+READS_ONLY = "scorekeeper_reads_only"
 
 
-def _page_bytes(page: KeptPage) -> int:
-    return page.weight
+def page_tag(*parts: object) -> str:
+    """A weak ETag's value for a read-only page made from ``parts`` (the version of what it
+    shows): with the viewer's language and time zone, the address (its query included), the
+    app's build (an upgrade changes the pages) and whether htmx asks for the fragment. Weak:
+    the same page in another compression is the same page (and Flask-Compress leaves weak
+    tags alone)."""
+    fragment = "f" if htmx and not htmx.boosted else "p"
+    return ".".join(
+        map(str, (*parts, viewer_tag(), fragment, current_app.config["BUILD_TAG"], here()))
+    )
 
 
-class PageCache:
-    """Rendered pages (:class:`KeptPage`) by key, the least recently used dropped beyond
-    ``size`` pages or ``max_bytes`` of HTML."""
+def read_only(tag: str | None, make: Callable[[], Response]) -> Response:
+    """A read-only page: ``make`` answers it, unless the phone already has the version
+    ``tag`` stands for (then a 304, without rendering). ``tag`` None: no validator (e.g. the
+    page shows figures being brought up to date)."""
+    if tag is not None and request.if_none_match.contains_weak(tag):
+        response = Response(status=304)
+    else:
+        setattr(g, READS_ONLY, True)
+        response = make()
+        if g.pop(PROVISIONAL, False):
+            tag = None
+    if tag is not None and response.status_code in (200, 304):
+        response.set_etag(tag, weak=True)
+    response.cache_control.no_cache = True
+    # What the tag already names, for any cache between (the language and zone cookies).
+    response.vary.update(("Cookie", "Accept-Language", "HX-Request"))
+    return response
 
-    def __init__(self, size: int, max_bytes: int = 64 * 2**20) -> None:
-        self.enabled = size > 0 and max_bytes > 0
-        self._max_bytes = max(max_bytes, 1)
-        self._size = max(size, 1)
-        self._pages: LRUCache[Hashable, KeptPage] = LRUCache(
-            maxsize=self._max_bytes, getsizeof=_page_bytes
-        )
-        self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> KeptPage | None:
-        with self._lock:
-            return self._pages.get(key)
+# Set in ``flask.g`` by a page that shows something about to change without a new data
+# version (the last complete ladder while a newer one is computed): sent without a tag.
+PROVISIONAL = "scorekeeper_provisional"
 
-    def put(self, key: Hashable, page: KeptPage) -> None:
-        if not self.enabled or _page_bytes(page) > self._max_bytes:
-            return
-        with self._lock:
-            while len(self._pages) >= self._size and key not in self._pages:
-                self._pages.popitem()
-            self._pages[key] = page
 
-    @property
-    def bytes(self) -> int:
-        """The size of the pages kept now (``currsize``: what the bound counts)."""
-        with self._lock:
-            return int(self._pages.currsize)
+def provisional() -> None:
+    """The read-only page being rendered shows figures being brought up to date: answered
+    without a validator, so that the next visit renders it again."""
+    setattr(g, PROVISIONAL, True)
 
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._pages)
+
+def render_read_only(
+    tag: str | None,
+    page_template: str,
+    fragment_template: str | None,
+    context: Callable[[], dict[str, Any] | tuple[int, dict[str, Any]]],
+) -> Response:
+    """:func:`render` of a read-only page (see :func:`read_only`): ``context`` is called only
+    when the page is rendered. It gives the template's context, or a status and the context
+    (a refusal, e.g. a filter out of range)."""
+
+    def make() -> Response:
+        built = context()
+        status, values = built if isinstance(built, tuple) else (200, built)
+        return render(page_template, fragment_template, status, **values)
+
+    return read_only(tag, make)
 
 
 def init_app(app: Flask) -> None:
-    """The page cache of this process (``PAGE_CACHE_SIZE`` pages and at most
-    ``PAGE_CACHE_BYTES`` of HTML; 0 for none)."""
-    app.extensions["scorekeeper.pages"] = PageCache(
-        int(app.config.get("PAGE_CACHE_SIZE", 256)),
-        int(app.config.get("PAGE_CACHE_BYTES", 64 * 2**20)),
-    )
     app.extensions["scorekeeper.viewers"] = Viewers()
-    # Flask-WTF offers its own as a global and through a context processor: replace both.
-    app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["here"] = here
-    app.context_processor(lambda: {"csrf_token": csrf_token})
-
-
-def kept_html(key: Hashable | None, make: Callable[[], str], reads: Iterable[str] = ()) -> str:
-    """The HTML ``make`` renders, rendered once per ``key`` (with the data version — raised
-    by every stored change — and the viewer's language, time zone, host and the query
-    parameters ``reads`` names added to it) and kept; ``None``: nothing kept (e.g. the game
-    is not there, and ``make`` answers the 404)."""
-    return _kept(key, lambda: (200, make()), reads).html()
-
-
-def kept_response(
-    key: Hashable | None, make: Callable[[], str], etag: str, reads: Iterable[str] = ()
-) -> Response:
-    """:func:`kept_html` as the answer, compressed once for everyone (kept_bodies), with
-    the strong tag ``etag`` (and the coding sent, as Flask-Compress names it)."""
-    return _kept(key, lambda: (200, make()), reads).response(etag)
-
-
-def kept_etag(etag: str) -> str:
-    """The tag a 304 for a kept page carries: with the coding its 200 is sent in (without
-    one when Flask-Compress compresses it: its hook names the coding)."""
-    pages: PageCache = current_app.extensions["scorekeeper.pages"]
-    return coded_etag(etag, kept_coding() if pages.enabled else None)
-
-
-def _kept(
-    key: Hashable | None, make: Callable[[], tuple[int, str]], reads: Iterable[str] = ()
-) -> KeptPage:
-    pages: PageCache = current_app.extensions["scorekeeper.pages"]
-    if key is None or not pages.enabled:
-        return KeptPage(*make(), shared=False)
-    reads = tuple(reads)
-    # The data version too: what a page shows of other records (a player's name) may change
-    # without its own key (a game's version) moving. Read in the page's own transaction,
-    # before its data: it is raised only after a write commits, so a page read under this
-    # counter shows at least what the counter stands for.
-    version = data_version()
-    full_key = (
-        key,
-        version,
-        *viewer(),
-        request.host,
-        request.path,
-        kept_query(reads),
-    )
-    found = pages.get(full_key)
-    if found is None:
-        # Flask-Babel finds the language and zone from the cookies, which a page being kept
-        # cannot read: found now, as the key's names were.
-        get_locale(), get_timezone()
-        with keeping(reads):
-            found = KeptPage(*make())
-        # Kept only under the version the page's own snapshot read: a page whose reads
-        # ended the transaction (and so may show later data) or that asked not to be kept
-        # (it shows derived figures being brought up to date) is answered, not kept.
-        if not g.pop(DONT_KEEP, False) and data_version() == version:
-            pages.put(full_key, found)
-        else:
-            found.shared = False
-    return found
-
-
-# Set in ``flask.g`` by a page that must not be kept (see :func:`dont_keep`).
-DONT_KEEP = "scorekeeper_dont_keep"
-
-
-def dont_keep() -> None:
-    """The page being rendered is answered but not kept (e.g. it shows the last complete
-    ladder while a newer one is computed)."""
-    g.setdefault(DONT_KEEP, True)
-
-
-Context = dict[str, Any] | tuple[int, dict[str, Any]]
-
-
-def render_kept(
-    key: Hashable | None,
-    page_template: str,
-    fragment_template: str | None,
-    context: Callable[[], Context],
-    reads: Iterable[str] = (),
-) -> Response:
-    """:func:`render` of a page kept per ``key`` (see :func:`kept_html`): ``context`` is only
-    called when the page is rendered, so a kept page costs no loading either. It gives the
-    template's context, or a status and the context (a refusal that follows from the key,
-    e.g. a filter out of range, is kept too). ``reads``: the query parameters the page reads
-    (the others are not part of its key, and the page does not see them)."""
-    partial = fragment_template is not None and bool(htmx) and not htmx.boosted
-    template = fragment_template if partial else page_template
-
-    def make() -> tuple[int, str]:
-        built = context()
-        status, values = built if isinstance(built, tuple) else (200, built)
-        return status, render_template(template, **values)
-
-    response = _kept(None if key is None else (key, template), make, reads).response()
-    response.vary.add("HX-Request")
-    return response
+    app.config.setdefault("BUILD_TAG", "")
 
 
 class Viewers:
@@ -265,7 +178,7 @@ def viewer_tag() -> str:
 
 
 def here() -> str:
-    """This page's address with its query string (as the page read it, when kept)."""
+    """This page's address with its query string."""
     query = request.query_string.decode()
     return f"{request.path}?{query}" if query else request.path
 

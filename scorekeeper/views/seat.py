@@ -33,7 +33,7 @@ from ..models import ChangeAction, Game
 from ..queries import load_game, reload_game, seat_version
 from ..queries import seat_links as links_by_seat
 from ..records import rules_of
-from .rendering import kept_html, viewer_tag
+from .rendering import viewer_tag
 from .table_screen import RESENT, STALE, resent_with_other_values, sealed_basis, store
 from .table_screen import table_context as round_context
 
@@ -79,23 +79,21 @@ def seat_context(game: Game, seat: int, token: str, **extra: Any) -> dict[str, A
         "token": token,
         "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
         "pad_url": url_for("seat.pad", token=token),
-        "pad_etag": f'"{_etag(game.id, seat, game.version)}"',
+        "pad_etag": f'W/"{_etag(game.id, seat, game.version)}"',
     }
 
 
 def _serve(token: str, template: str) -> Response:
     game_id, seat, version = _link(token)
     etag = _etag(game_id, seat, version)
-    if etag in request.if_none_match:
+    if request.if_none_match.contains_weak(etag):
         response = Response(status=304)
     else:
-        # Kept per token: a seat's page shows its own bid, so it is never another seat's.
-        html = kept_html(
-            ("seat", token, version, template),
-            lambda: render_template(template, **seat_context(load_game(game_id), seat, token)),
+        # The bid pad's form carries this phone's own keys: a 304 keeps them.
+        response = Response(
+            render_template(template, **seat_context(load_game(game_id), seat, token))
         )
-        response = Response(html)
-    response.set_etag(etag)
+    response.set_etag(etag, weak=True)
     response.cache_control.no_cache = True
     return response
 

@@ -13,12 +13,11 @@ from flask_htmx import make_response as htmx_response
 from .. import changes, gameplay, rules
 from ..extensions import htmx
 from ..forms import setup as forms
-from ..forms.base import whole_number
+from ..forms.base import new_request_key, whole_number
 from ..i18n import gettext as _
 from ..models import Player, name_key
 from ..queries import last_started_rules, roster_by_games_played
-from ..visitor_marks import new_request_key
-from .rendering import render, render_kept
+from .rendering import render
 
 bp = Blueprint("setup", __name__)
 
@@ -119,14 +118,7 @@ def first_form() -> forms.NewGameForm:
 @bp.route("/games/new", methods=["GET", "POST"])
 def new_game() -> Response:
     if request.method == "GET":
-        # The empty form and the roster: the same for everyone until something is stored
-        # (the request key is filled in per visit), so rendered once per data version.
-        return render_kept(
-            ("setup",),
-            "setup/new.html",
-            "setup/_form.html",
-            lambda: form_context(first_form(), roster_by_games_played()),
-        )
+        return render_form(first_form(), roster_by_games_played())
     form = forms.NewGameForm()
     roster = roster_by_games_played()
     action = form.action.data or ""

@@ -13,12 +13,12 @@ from typing import Any
 
 from .. import changes, gameplay, rules
 from ..forms import table as forms
+from ..forms.base import new_request_key
 from ..forms.table import Choices, chosen_numbers, saved_choices
 from ..i18n import lazy_gettext as _l
 from ..models import Change, ChangeAction, Game, GameStatus, RoundState
 from ..queries import reload_game
 from ..records import player_names, round_records, rules_of, sheet_of
-from ..visitor_marks import new_request_key
 from ..wording import history
 from .rendering import viewer_tag
 
@@ -49,7 +49,7 @@ def table_context(
     in_progress = game.status == GameStatus.IN_PROGRESS
     context: dict[str, Any] = {
         "game": game,
-        "table_etag": f'"{table_etag(game.id, game.version)}"',
+        "table_etag": f'W/"{table_etag(game.id, game.version)}"',
         "rules": game_rules,
         "names": names,
         "sheet": sheet,

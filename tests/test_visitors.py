@@ -1,22 +1,20 @@
-"""Kept pages opened by two visitors (separate sessions, with and without the instance
-password): each visitor's tokens are their own, and every form on every kept page posts —
-accepted or refused the ordinary way, never 400 "Page expired". And nothing of one visitor
-can be rendered into a kept copy: asking for it while a page is kept fails loudly."""
+"""Every page opened by two visitors (separate sessions, with and without the instance
+password). A page that only reads is byte for byte the same for both (no form token, no
+request key) and answers either visitor's copy with a 304 until something is stored; a page
+that writes gives each visitor tokens of their own, and every form on it posts — accepted or
+refused the ordinary way, never 400 "Page expired"."""
 
 import re
+from datetime import date
 from html.parser import HTMLParser
 
 import pytest
-from flask import render_template_string, session
-from flask_babel import get_locale, get_timezone
 from werkzeug.datastructures import MultiDict
 
-from scorekeeper import create_app, gameplay, queries, rules, seat_links
+from scorekeeper import gameplay, queries, rules, seat_links
 from scorekeeper.extensions import db
-from scorekeeper.models import Entry, Game
-from scorekeeper.views.rendering import kept_html
-from scorekeeper.visitor_marks import VisitorValueInKeptPage, keeping
-from tests.conftest import make_config
+from scorekeeper.models import Entry, Event, Game
+from tests.conftest import _app_with_tables, make_config
 from tests.factories import make_game, random_rounds
 
 PASSWORD = "wizard"
@@ -84,21 +82,10 @@ def tokens_of(page: str) -> set[str]:
 
 
 @pytest.fixture(params=[None, PASSWORD], ids=["open", "password"])
-def guarded_app(request, tmp_path):
+def guarded_app(request, sqlite_uri, sqlite_tables):
     settings = {"ACCESS_PASSWORD": request.param} if request.param else {}
-    app = create_app(
-        make_config(
-            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'kept.sqlite'}",
-            WTF_CSRF_ENABLED=True,
-            **settings,
-        )
-    )
-    with app.app_context():
-        db.create_all()
-    yield app
-    with app.app_context():
-        db.session.remove()
-        db.engine.dispose()
+    config = make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True, **settings)
+    yield from _app_with_tables(config, sqlite_tables)
 
 
 def visitor(app):
@@ -112,8 +99,9 @@ def visitor(app):
     return client
 
 
-def kept_pages(app) -> list[str]:
-    """One address of every kind of kept page, on a game played half-way and a finished one."""
+def seed_pages(app) -> tuple[list[str], list[str]]:
+    """One address of every kind of page, on a game played half-way, a finished one, a game
+    with seat links and an event: (the pages that only read, the pages that write)."""
     with app.app_context():
         game_rules = rules.GameRules(players=3, bid_rule=rules.BidRule.FREE)
         finished = make_game(("Ann", "Bob", "Cy"), random_rounds(game_rules))
@@ -129,29 +117,98 @@ def kept_pages(app) -> list[str]:
             ),
         )
         seat_links.renew(started, [0, 1, 2])
+        event = Event(
+            name="Night",
+            day=date(2026, 1, 1),
+            table_size=4,
+            session_count=1,
+            rules={},
+            method="placement",
+        )
+        db.session.add(event)
         db.session.commit()
         token = queries.seat_links(db.session.get(Game, started.id))[1]
         live = db.session.get(Game, half.id).live_token
         player_id = finished.seats[0].player_id
         half_id, finished_id, started_id = half.id, finished.id, started.id
-    return [
-        "/games/new",
-        f"/games/{half_id}",
-        f"/games/{started_id}",
-        f"/games/{half_id}/sheet",
-        f"/games/{finished_id}/sheet",
+        board = event.board_token
+    reads = [
         "/history/",
         "/history/?status=finished&n=1",
         f"/history/{finished_id}",
+        f"/history/{finished_id}/replay?round=2",
+        "/players/",
         f"/players/{player_id}",
         f"/players/{player_id}?date_from=2024-01-01",
+        "/ladder/",
+        "/rules",
+        f"/games/{half_id}/sheet",
+        f"/games/{finished_id}/sheet",
         f"/live/{live}",
+        f"/live/{live}/board",
+        f"/events/board/{board}",
+        f"/events/board/{board}/part",
+    ]
+    writes = [
+        "/games/new",
+        f"/games/{half_id}",
+        f"/games/{started_id}",
         f"/seat/{token}",
     ]
+    return reads, writes
 
 
-def test_every_form_of_every_kept_page_posts_for_each_of_two_visitors(guarded_app):
-    addresses = kept_pages(guarded_app)
+def test_every_read_page_is_the_same_for_two_visitors_and_304_for_either(guarded_app):
+    reads, _writes = seed_pages(guarded_app)
+    first, second = visitor(guarded_app), visitor(guarded_app)
+    for address in reads:
+        mine, theirs = first.get(address), second.get(address)
+        assert mine.status_code == theirs.status_code == 200, address
+        assert mine.get_data() == theirs.get_data(), address
+        page = mine.get_data(as_text=True)
+        assert tokens_of(page) == set(), address
+        assert "request_key" not in page, address
+        assert mine.headers["Cache-Control"] == "no-cache", address
+        etag = mine.headers["ETag"]
+        assert etag.startswith('W/"'), address
+        assert theirs.headers["ETag"] == etag, address
+        for client in (second, first):
+            again = client.get(address, headers={"If-None-Match": etag})
+            assert again.status_code == 304, address
+            assert again.get_data() == b"", address
+
+
+def test_a_read_page_is_rendered_again_once_something_is_stored(guarded_app):
+    reads, _writes = seed_pages(guarded_app)
+    phone = visitor(guarded_app)
+    etags = {address: phone.get(address).headers["ETag"] for address in reads}
+    with guarded_app.app_context():
+        make_game(("Ann", "Dan", "Cy"), random_rounds(rules.GameRules(players=3), seed=5))
+    for address in reads:
+        if address.startswith(("/live/", "/events/board/", "/rules")):
+            continue  # tagged by their own game's or event's version, or by nothing stored
+        answer = phone.get(address, headers={"If-None-Match": etags[address]})
+        assert answer.status_code == 200, address
+        assert answer.headers["ETag"] != etags[address], address
+
+
+def test_a_read_page_in_another_language_is_not_answered_not_modified(guarded_app):
+    reads, _writes = seed_pages(guarded_app)
+    phone = visitor(guarded_app)
+    for address in reads:
+        english = phone.get(address)
+        german = phone.get(
+            address,
+            headers={"If-None-Match": english.headers["ETag"], "Accept-Language": "de"},
+        )
+        assert german.status_code == 200, address
+        assert 'lang="de"' in german.get_data(as_text=True) or address.endswith(
+            ("/board", "/part")
+        ), address
+
+
+def test_every_form_of_every_page_that_writes_posts_for_each_of_two_visitors(guarded_app):
+    _reads, addresses = seed_pages(guarded_app)
     first, second = visitor(guarded_app), visitor(guarded_app)
     for address in addresses:
         pages = []
@@ -162,8 +219,8 @@ def test_every_form_of_every_kept_page_posts_for_each_of_two_visitors(guarded_ap
         mine, theirs = tokens_of(pages[0]), tokens_of(pages[1])
         assert len(mine) == 1, address
         assert len(theirs) == 1, address
-        assert mine != theirs, address  # the second visitor got the kept copy, own token
-        # The second visitor first, on the kept copy, then the first on theirs.
+        assert mine != theirs, address
+        # The second visitor first, then the first on theirs.
         for client, page in ((second, pages[1]), (first, pages[0])):
             for action, fields in forms_of(page):
                 answer = client.post(action or address, data=MultiDict(fields))
@@ -173,7 +230,7 @@ def test_every_form_of_every_kept_page_posts_for_each_of_two_visitors(guarded_ap
                 assert "Page expired" not in body, (address, action)
 
 
-def test_the_setup_page_kept_for_the_first_phone_lets_every_other_phone_start_a_game(
+def test_the_setup_page_lets_every_phone_start_a_game(
     guarded_app,
 ):
     phones = [visitor(guarded_app) for _ in range(3)]
@@ -187,69 +244,3 @@ def test_the_setup_page_kept_for_the_first_phone_lets_every_other_phone_start_a_
             page = answer.get_data(as_text=True)
         assert answer.status_code == 303, number
         assert answer.headers["Location"].startswith("/games/")
-
-
-def test_a_page_being_kept_cannot_read_anything_of_its_visitor(app):
-    with app.test_request_context("/", headers={"Cookie": "lang=de"}):
-        session["access"] = "signed in"
-        for template in (
-            "{{ session['access'] }}",
-            "{{ session.get('access') }}",
-            "{{ request.cookies.get('lang') }}",
-        ):
-            with pytest.raises(VisitorValueInKeptPage):
-                kept_html(("probe", template), lambda t=template: render_template_string(t))
-        # Outside a kept page the same values read as usual.
-        assert render_template_string("{{ session['access'] }}") == "signed in"
-
-
-def test_a_token_asked_for_in_any_way_while_a_page_is_kept_is_the_mark(csrf_app):
-    from flask_wtf.csrf import generate_csrf
-
-    from scorekeeper.forms.access import LoginForm
-
-    with csrf_app.test_request_context("/"):
-        mine = generate_csrf()
-        # The language and time zone are part of a kept page's key: found before it is kept.
-        get_locale(), get_timezone()
-        with keeping():
-            seen = {generate_csrf(), str(LoginForm().csrf_token.current_token)}
-            hidden = LoginForm().hidden_tag()
-        assert mine not in seen
-        assert mine not in hidden
-        assert generate_csrf() == mine  # the visitor's own token is back afterwards
-
-
-def test_query_parameters_a_page_does_not_read_are_not_part_of_its_key(app, client):
-    with app.app_context():
-        make_game(("Ann", "Bob", "Cy"), random_rounds(rules.GameRules(players=3)))
-    pages = app.extensions["scorekeeper.pages"]
-    client.get("/history/")
-    kept = len(pages)
-    for number in range(20):
-        assert client.get(f"/history/?n={number}").status_code == 200
-    assert len(pages) == kept
-    # The language form sends the visitor back to the address the page read.
-    page = client.get("/history/?n=7&status=finished").get_data(as_text=True)
-    assert 'name="next" value="/history/?status=finished"' in page
-
-
-def test_the_page_cache_is_bounded_in_bytes(tmp_path):
-    app = create_app(
-        make_config(
-            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'small.sqlite'}",
-            PAGE_CACHE_BYTES=200_000,
-        )
-    )
-    with app.app_context():
-        db.create_all()
-        ids = [
-            make_game(("Ann", "Bob", "Cy"), random_rounds(rules.GameRules(players=3))).id
-            for _ in range(12)
-        ]
-    client = app.test_client()
-    for game_id in ids:
-        assert client.get(f"/history/{game_id}").status_code == 200
-    pages = app.extensions["scorekeeper.pages"]
-    assert 0 < pages.bytes <= 200_000
-    assert len(pages) < len(ids)
