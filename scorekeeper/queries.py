@@ -181,7 +181,7 @@ def all_games() -> Sequence[Game]:
 
 def day_start(day: date, zone: tzinfo = UTC) -> datetime:
     """The first moment of a day in the viewer's time zone, as a UTC time (stored times are
-    UTC)."""
+    UTC). ``zone``: a zoneinfo zone (:func:`i18n.viewer_zone`), never a pytz one."""
     return datetime.combine(day, time.min, tzinfo=zone).astimezone(UTC)
 
 

@@ -6,6 +6,7 @@ import random
 import re
 from datetime import UTC, datetime
 
+import pytest
 import sqlalchemy as sa
 
 from scorekeeper import rules
@@ -168,6 +169,26 @@ def test_a_stored_sheet_is_a_finished_game_played_on_that_day(app, client):
     # It counts in the statistics and the ladder like any finished game.
     assert "Finished games in the period that Ann played." in page_text(client.get("/players/1"))
     assert "Ann" in page_text(client.get("/ladder/"))
+
+
+@pytest.mark.parametrize(
+    ("zone", "stored"),
+    [
+        # Summer time in Auckland (UTC+13), not the zone's local mean time (+11:39).
+        ("Pacific/Auckland", datetime(2024, 12, 2, 9, 45, tzinfo=UTC)),
+        ("America/Sao_Paulo", datetime(2024, 12, 3, 1, 45, tzinfo=UTC)),
+        ("Europe/Berlin", datetime(2024, 12, 2, 21, 45, tzinfo=UTC)),
+    ],
+)
+def test_a_sheet_is_dated_in_the_viewer_s_time_zone(app, client, zone, stored):
+    client.set_cookie("tz", zone)
+    rounds, _ = paper_sheet()
+    when = {"played_on": "2024-12-02", "played_at": "22:45"}
+    response = client.post("/paper/new", data=SETUP | when | grid(rounds) | {"action": "store"})
+    assert response.status_code == 303
+    with app.app_context():
+        game = db.session.scalar(sa.select(Game))
+        assert game.created_at.replace(tzinfo=UTC) == stored
 
 
 def test_a_broken_bid_rule_is_flagged_not_refused(app, client):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, tzinfo
+from datetime import UTC, date, datetime, time
 from typing import Any, ClassVar
+from zoneinfo import ZoneInfo
 
 from wtforms import BooleanField, HiddenField, SelectField, StringField
 from wtforms.fields import DateField, TimeField
@@ -246,8 +247,9 @@ class PaperGameForm(SheetSetupForm):
         format="%H:%M",
     )
 
-    def played(self, zone: tzinfo) -> datetime | None:
-        """When the game began, as a UTC time (the day and time are the viewer's)."""
+    def played(self, zone: ZoneInfo) -> datetime | None:
+        """When the game began, as a UTC time (the day and time are the viewer's, in
+        ``zone``: a zoneinfo zone, which gives the offset in force on that day)."""
         day: date | None = self.played_on.data
         clock: time | None = self.played_at.data
         if day is None or clock is None:

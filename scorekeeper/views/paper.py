@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, redirect, request, url_for
-from flask_babel import get_timezone
 
 from .. import paper, queries, records, rules
 from ..forms import paper as forms
 from ..i18n import gettext as _
+from ..i18n import viewer_zone
 from ..models import GameStatus
 from ..reports import charts
 from ..wording import messages
@@ -152,7 +152,7 @@ def sheet(game_id: int) -> Response:
 
 
 def _now_in_zone() -> datetime:
-    return datetime.now(UTC).astimezone(get_timezone())
+    return datetime.now(UTC).astimezone(viewer_zone())
 
 
 def _cell_messages(
@@ -231,7 +231,7 @@ def new() -> Response:
         return _entry_page(form, 200)
     form = forms.PaperGameForm()
     game_rules = form.game_rules()
-    played = form.played(get_timezone())
+    played = form.played(viewer_zone())
     if played is not None and played > datetime.now(UTC):
         form.played_on.errors = [
             *form.played_on.errors,
