@@ -247,6 +247,71 @@ def test_a_future_date_and_unreadable_setup_are_refused(app, client):
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
 
 
+def typed_values(response) -> dict[str, str]:
+    """Every value the page offers back: each input's, and each select's chosen option."""
+    html = response.get_data(as_text=True)
+    found = {}
+    for tag in re.findall(r"<input[^>]*>", html):
+        name = re.search(r'name="([^"]+)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        if name and value and 'type="checkbox"' not in tag:
+            found[name.group(1)] = value.group(1)
+    for name, options in re.findall(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', html, re.S):
+        chosen = next(
+            (m for m in re.finditer(r"<option([^>]*)>", options) if "selected" in m.group(1)),
+            None,
+        )
+        chosen = chosen and re.search(r'value="([^"]*)"', chosen.group(1))
+        found[name] = chosen.group(1) if chosen else ""
+    return found
+
+
+REFUSED_SETUPS = {
+    "a player named twice": ({"seat_3": "Ann"}, "seat_3-error", "Ann is at the table twice."),
+    "a name over 40 characters": (
+        {"seat_2": "B" * 41},
+        "seat_2-error",
+        "A name has at most 40 characters.",
+    ),
+    "the first dealer in an empty seat": (
+        {"first_dealer": "4"},
+        "first_dealer-error",
+        "Choose who dealt first: one of the seats named above.",
+    ),
+    "an impossible date": (
+        {"played_on": "2024-02-30"},
+        "played_on-error",
+        "Write the date as YYYY-MM-DD, e.g. 2024-05-31.",
+    ),
+    "an empty time": ({"played_at": ""}, "played_at-error", "Give the time the game began."),
+    "two players": ({"seat_3": "", "seat_4": ""}, "seat_1-error", "Name at least 3"),
+    "an unreadable plan": (
+        {"plan": "first_n", "plan_rounds": "x"},
+        "plan-error",
+        "Type the number of rounds, e.g. 5.",
+    ),
+}
+
+
+@pytest.mark.parametrize("action", ["store", "check"])
+@pytest.mark.parametrize("case", REFUSED_SETUPS)
+def test_a_refused_field_keeps_every_typed_value(app, client, case, action):
+    change, where, message = REFUSED_SETUPS[case]
+    rounds, _ = paper_sheet()
+    trumps = {f"trump_{n}": ("hearts", "none", "")[n % 3] for n in range(1, 15)}
+    data = SETUP | grid(rounds) | trumps | {"saboteur": "", "action": action} | change
+    response = client.post("/paper/new", data=data)
+    assert response.status_code == 422
+    assert errors(response)[where].startswith(message)
+    # Every value typed comes back: the setup as typed, every cell and every trump.
+    kept = typed_values(response)
+    for name, value in data.items():
+        if name not in ("action", "saboteur", "csrf_token"):
+            assert kept.get(name, "") == value, name
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
+
+
 def test_a_double_tap_on_store_stores_one_game(app, client):
     rounds, _ = paper_sheet()
     data = SETUP | grid(rounds) | {"action": "store", "request_key": "paper-key-1"}

@@ -166,21 +166,31 @@ class SheetSetupForm(Form):
 
     def game_rules(self) -> rules.GameRules | None:
         """The rules chosen, checked by the rules module (None, with the messages on the
-        form, when they cannot be played)."""
-        if not self.validate():
-            return None
-        dealer = self.dealer_seat()
-        if dealer is None:
+        form, when they cannot be played or another field is refused)."""
+        sheet_rules, sound = self.checked_rules()
+        return sheet_rules if sound else None
+
+    def checked_rules(self) -> tuple[rules.GameRules | None, bool]:
+        """The rules of the sheet the players and choices typed make, whatever else the
+        form refuses (a name twice, an empty seat as first dealer, the date): the grid is
+        still drawn for them, so nothing typed in it is lost. None when no sheet can be
+        drawn (fewer than three players, a plan or rules that cannot be played); then
+        whether the whole form is sound. The messages are on the form."""
+        sound = self.validate()
+        # A choice that is none of the options (a forged post) draws no sheet.
+        if len(self.names()) < rules.MIN_PLAYERS or self.plan.errors or self.bid_rule.errors:
+            return None, False
+        if self.dealer_seat() is None:
             self.first_dealer.errors = [
                 *self.first_dealer.errors,
                 _("Choose who dealt first: one of the seats named above."),
             ]
-            return None
+            sound = False
         plan = self.round_plan()
         if plan is None:
-            return None
+            return None, False
         try:
-            return rules.GameRules(
+            sheet_rules = rules.GameRules(
                 players=len(self.names()),
                 plan=plan,
                 bid_rule=self.bid_rule.data,
@@ -189,7 +199,8 @@ class SheetSetupForm(Form):
             )
         except rules.RulesError as error:
             self.add_problems(error.problems, self.names())
-            return None
+            return None, False
+        return sheet_rules, sound
 
 
 class BlankSheetForm(SheetSetupForm):

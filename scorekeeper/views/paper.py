@@ -27,6 +27,7 @@ bp = Blueprint("paper", __name__, url_prefix="/paper")
 P = rules.ProblemCode
 # The name of a cell of the grid (forms.cell_name): not "bid_rule".
 _CELL = re.compile(r"(bid|tricks)_[0-9]+_[0-9]+")
+_TRUMP = re.compile(r"trump_[0-9]+")
 
 
 # --- the round plan, as both sheets show it ----------------------------------------------
@@ -190,6 +191,7 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
         "flags": [],
         "flagged_cells": set(),
         "posted": request.form,
+        "carried": [],
         "cell_name": forms.cell_name,
         "trump_name": forms.trump_name,
         "trump_choices": forms.TRUMP_CHOICES,
@@ -230,15 +232,18 @@ def new() -> Response:
         )
         return _entry_page(form, 200)
     form = forms.PaperGameForm()
-    game_rules = form.game_rules()
+    # The grid is drawn whenever the players and rules make a sheet, even when another
+    # field is refused: what was typed in it comes back (without a grid, it is carried).
+    game_rules, sound = form.checked_rules()
     played = form.played(viewer_zone())
     if played is not None and played > datetime.now(UTC):
         form.played_on.errors = [
             *form.played_on.errors,
             _("This moment is still to come: give the day and time the game was played."),
         ]
+        sound = False
     if game_rules is None:
-        return _entry_page(form, 422)
+        return _entry_page(form, 422, carried=_carried(request.form))
     names = form.names()
     dealer = form.dealer_seat() or 0
     cells = form.cells(game_rules, request.form)
@@ -266,8 +271,8 @@ def new() -> Response:
         # "Check": the grid for these players and rules, with what the rules say of it so
         # far (empty cells are not complaints yet).
         shown = _cell_messages(check, cells, names, only=_typed_rounds(cells))
-        return _entry_page(form, 200, cell_messages=shown, **grid)
-    if check.refused or played is None or form.played_on.errors:
+        return _entry_page(form, 200 if sound else 422, cell_messages=shown, **grid)
+    if check.refused or not sound or played is None:
         messages_by_cell = _cell_messages(check, cells, names)
         if messages_by_cell:
             form.add_message("form", _("Nothing was stored: correct the cells marked below."))
@@ -282,6 +287,17 @@ def new() -> Response:
         request_digest=form.digest(),
     )
     return redirect(url_for("paper.sheet", game_id=game.id, stored=1), 303)
+
+
+def _carried(posted: Any) -> list[tuple[str, str]]:
+    """Every cell and trump typed, to carry in hidden inputs while no grid can be drawn
+    (fewer than three players, a plan that cannot be read)."""
+    return [
+        (key, value[:3] if _CELL.fullmatch(key) else value)
+        for key, value in posted.items()
+        if value
+        and (_CELL.fullmatch(key) or (_TRUMP.fullmatch(key) and value in forms.TRUMP_CHOICES))
+    ]
 
 
 def _typed(posted: Any) -> bool:
