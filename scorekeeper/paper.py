@@ -166,7 +166,12 @@ def store(
     each round saved as its own recorded change. A repeated ``request_key`` (a double tap on
     "Store") finishes or finds the game the first request stored."""
     game = gameplay.create_game(
-        list(names), first_dealer, game_rules, request_key, request_digest=request_digest
+        list(names),
+        first_dealer,
+        game_rules,
+        request_key,
+        request_digest=request_digest,
+        on_paper=True,
     )
     for paper in rounds:
         for _attempt in range(ATTEMPTS):

@@ -209,6 +209,33 @@ def test_a_broken_bid_rule_is_flagged_not_refused(app, client):
         assert f"Round {number}: ±1" in sheet_page
 
 
+def flagged_rows(html: str) -> list[int]:
+    """The rounds the score sheet marks (their row's class), by number."""
+    body = html.split('class="score-sheet')[1].split("</tbody>")[0]
+    return [
+        int(number)
+        for number in re.findall(
+            r'<tr class="flagged">\s*<th scope="row" class="round-col">.*?(\d+)</', body, re.S
+        )
+    ]
+
+
+def test_the_game_s_pages_mark_a_broken_bid_rule_in_a_paper_game_s_words(app, client):
+    rounds, _ = paper_sheet()
+    rounds[4] = ([1, 1, 1, 2], rounds[4][1])
+    broken = broken_rounds(rounds)
+    stored = client.post("/paper/new", data=SETUP | grid(rounds) | {"action": "store"})
+    assert stored.status_code == 303
+    for url in ("/history/1", "/games/1/sheet"):
+        html = client.get(url).get_data(as_text=True)
+        assert flagged_rows(html) == broken, url
+        text = page_text(client.get(url))
+        assert "Bid rule broken at the table" in text, url
+        assert "Rounds to check after a correction" not in text, url
+        for number in broken:
+            assert f"Round {number}: ±1" in text, url
+
+
 def test_bad_cells_are_refused_next_to_the_cell_and_nothing_is_stored(app, client):
     rounds, _ = paper_sheet()
     data = SETUP | grid(rounds) | {"action": "store"}

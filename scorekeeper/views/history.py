@@ -109,6 +109,8 @@ def game_context(game_id: int) -> dict[str, Any]:
     context = played(load_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
     return context | {
+        "flags": rules.flagged_rounds(game_rules, records.round_records(context["game"])),
+        "on_paper": queries.entered_on_paper(game_id),
         "rules_details": messages.rules_details(game_rules),
         "chart": charts.running_totals_chart(sheet, names, game_rules.round_count),
         "history": history_words.game_history(context["game"], names),

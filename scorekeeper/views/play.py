@@ -19,7 +19,7 @@ from ..forms import table as forms
 from ..forms.base import Form
 from ..i18n import gettext as _
 from ..models import ChangeAction, Game, GameStatus, Round, RoundState
-from ..queries import game_version, load_game, reload_game
+from ..queries import entered_on_paper, game_version, load_game, reload_game
 from ..records import rules_of
 from .kept_bodies import coded_etag
 from .rendering import kept_etag, render, render_kept
@@ -318,7 +318,7 @@ def sheet(game_id: int) -> Response:
         ("sheet", game_id),
         "play/sheet.html",
         None,
-        lambda: table_context(load_game(game_id)),
+        lambda: table_context(load_game(game_id)) | {"on_paper": entered_on_paper(game_id)},
     )
 
 
