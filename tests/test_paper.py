@@ -258,6 +258,35 @@ def test_bad_cells_are_refused_next_to_the_cell_and_nothing_is_stored(app, clien
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
 
 
+def autofocused(response) -> list[str]:
+    """The ids of the inputs the page gives the focus to."""
+    html = response.get_data(as_text=True)
+    return [
+        re.search(r'\sid="([^"]+)"', tag).group(1)
+        for tag in re.findall(r"<(?:input|select)[^>]*>", html)
+        if re.search(r"\sautofocus(?:[\s>=]|$)", tag)
+    ]
+
+
+def test_a_refused_sheet_opens_at_the_first_refusal(client):
+    rounds, _ = paper_sheet()
+    data = SETUP | grid(rounds) | {"action": "store"}
+    # Round 12's tricks do not add up (a message for the round, not one cell).
+    data["tricks_12_0"] = str(int(data["tricks_12_0"]) + 1)
+    response = client.post("/paper/new", data=data)
+    assert response.status_code == 422
+    assert autofocused(response) == ["tricks_12_0"]
+    # A later bad cell does not take the focus from the round before it.
+    response = client.post("/paper/new", data=data | {"bid_14_2": "x"})
+    assert autofocused(response) == ["tricks_12_0"]
+    # An earlier one does.
+    response = client.post("/paper/new", data=data | {"bid_3_2": "x"})
+    assert autofocused(response) == ["bid_3_2"]
+    # A refused field of the setup comes first: it is above the grid.
+    response = client.post("/paper/new", data=data | {"seat_3": "Ann"})
+    assert autofocused(response) == ["seat_3"]
+
+
 def test_a_future_date_and_unreadable_setup_are_refused(app, client):
     rounds, _ = paper_sheet()
     data = SETUP | grid(rounds) | {"action": "store", "played_on": "2999-01-01"}

@@ -28,6 +28,8 @@ P = rules.ProblemCode
 # The name of a cell of the grid (forms.cell_name): not "bid_rule".
 _CELL = re.compile(r"(bid|tricks)_[0-9]+_[0-9]+")
 _TRUMP = re.compile(r"trump_[0-9]+")
+# Fields of the entry form that are not shown as fields (their messages are the form's).
+_NOT_SHOWN = frozenset({"csrf_token", "request_key", "action"})
 
 
 # --- the round plan, as both sheets show it ----------------------------------------------
@@ -197,11 +199,23 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
         "trump_choices": forms.TRUMP_CHOICES,
     }
     context.update(extra)
-    # Where the keyboard starts: the first cell with a message, else the grid's first cell
+    # Where the keyboard starts (autofocus: the browser scrolls there, script or not): the
+    # first refused field of the setup, above the grid; else the first refusal of the grid,
+    # a cell or a round (its first tricks: they do not add up); else the grid's first cell
     # when nothing is typed yet (the grid was just shown).
-    cells_with_messages = [key for key in context["cell_messages"] if not key.startswith("row")]
-    context["focus_cell"] = cells_with_messages[0] if cells_with_messages else None
-    if context["focus_cell"] is None and context["rows"] and not _typed(request.form):
+    context["focus_field"] = next(
+        (f.name for f in form if f.errors and f.name not in _NOT_SHOWN), None
+    )
+    first_refusal = next(iter(context["cell_messages"]), None)
+    if first_refusal is not None and first_refusal.startswith("row_"):
+        first_refusal = forms.cell_name("tricks", int(first_refusal.split("_")[1]), 0)
+    context["focus_cell"] = None if context["focus_field"] else first_refusal
+    if (
+        context["focus_cell"] is None
+        and context["focus_field"] is None
+        and context["rows"]
+        and not _typed(request.form)
+    ):
         game_rules, first = context["game_rules"], context["rows"][0]
         no_bid = game_rules.jester_bid or (game_rules.saboteur and first["dealer"] == 0)
         context["focus_cell"] = forms.cell_name("tricks" if no_bid else "bid", 1, 0)
