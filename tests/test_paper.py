@@ -2,6 +2,9 @@
 sheet entered in one grid — checked by the rules, broken bid rules flagged, bad cells
 refused next to the cell with nothing stored."""
 
+import csv
+import io
+import json
 import random
 import re
 from datetime import UTC, datetime
@@ -9,10 +12,11 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
-from scorekeeper import rules
+from scorekeeper import create_app, exchange, queries, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, ChangeAction, Game, GameStatus
 from scorekeeper.records import sheet_of
+from tests.conftest import make_config
 from tests.factories import make_game
 
 # The pseudo-language app of the catalogue test (fixtures), to crawl the paper pages too.
@@ -234,6 +238,32 @@ def test_the_game_s_pages_mark_a_broken_bid_rule_in_a_paper_game_s_words(app, cl
         assert "Rounds to check after a correction" not in text, url
         for number in broken:
             assert f"Round {number}: ±1" in text, url
+
+
+def test_a_trump_not_noted_is_exported_apart_from_no_trump_and_restored(app, client, tmp_path):
+    rounds, _ = paper_sheet()
+    assert broken_rounds(rounds)  # and the bid rule broken at the table
+    # Round 1: nothing noted; round 2: no trump; round 3: hearts; the rest not noted.
+    noted = {"trump_2": "none", "trump_3": "hearts"}
+    stored = client.post("/paper/new", data=SETUP | grid(rounds) | noted | {"action": "store"})
+    assert stored.status_code == 303
+    exported = client.get("/history/1/export.csv").get_data(as_text=True).lstrip("\ufeff")
+    trumps = {int(row["round"]): row["trump"] for row in csv.DictReader(io.StringIO(exported))}
+    assert [trumps[n] for n in (1, 2, 3, 15)] == ["", "none", "hearts", "none"]
+    data = json.loads(client.get("/history/1/export.json").get_data(as_text=True))
+    kept = [(r.get("trump"), r.get("trump_cause")) for r in data["games"][0]["rounds"]]
+    assert kept[:3] == [(None, None), (None, "jester"), ("hearts", "suit")]
+    assert kept[14] == (None, "none_left")  # every card dealt: no trump, by the rules
+    with app.app_context():
+        backup = exchange.backup_json()
+    fresh = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'f.sqlite'}"))
+    with fresh.app_context():
+        db.create_all()
+        # Its broken bid rules too: kept as played on paper, not refused.
+        assert exchange.import_file(backup.encode()).games_added == 1
+        assert exchange.backup_json() == backup
+        assert queries.entered_on_paper(1)
+        db.engine.dispose()
 
 
 def test_bad_cells_are_refused_next_to_the_cell_and_nothing_is_stored(app, client):
