@@ -505,3 +505,14 @@ def test_a_blank_saboteur_sheet_marks_the_dealer_who_does_not_bid(client):
 def test_the_keyboard_starts_in_the_first_cell_of_a_new_grid(client):
     html = client.post("/paper/new", data=SETUP | {"action": "check"}).get_data(as_text=True)
     assert re.search(r'id="bid_1_0"[^>]*autofocus', html)
+
+
+def test_the_day_and_time_offered_say_the_zone_they_are_in(client):
+    # app.js shows the page again when the browser's zone is another one (the first visit).
+    assert 'data-times="UTC"' in client.get("/paper/new").get_data(as_text=True)
+    client.set_cookie("tz", "Pacific/Auckland")
+    html = client.get("/paper/new").get_data(as_text=True)
+    assert 'data-times="Pacific/Auckland"' in html
+    # A posted page is never shown again by itself (that would send the form twice).
+    posted = client.post("/paper/new", data=SETUP | {"action": "check"})
+    assert "data-times" not in posted.get_data(as_text=True)

@@ -194,6 +194,7 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
         "flagged_cells": set(),
         "posted": request.form,
         "carried": [],
+        "offers_now": False,
         "cell_name": forms.cell_name,
         "trump_name": forms.trump_name,
         "trump_choices": forms.TRUMP_CHOICES,
@@ -244,7 +245,10 @@ def new() -> Response:
         form = forms.PaperGameForm(
             formdata=None, data={"played_on": now.date(), "played_at": now.time()}
         )
-        return _entry_page(form, 200)
+        # The day and time offered are now in the viewer's zone: the page says which zone,
+        # so that on a first visit (no zone known yet) app.js shows it again in the
+        # browser's own.
+        return _entry_page(form, 200, offers_now=True)
     form = forms.PaperGameForm()
     # The grid is drawn whenever the players and rules make a sheet, even when another
     # field is refused: what was typed in it comes back (without a grid, it is carried).
