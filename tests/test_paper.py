@@ -516,3 +516,52 @@ def test_the_day_and_time_offered_say_the_zone_they_are_in(client):
     # A posted page is never shown again by itself (that would send the form twice).
     posted = client.post("/paper/new", data=SETUP | {"action": "check"})
     assert "data-times" not in posted.get_data(as_text=True)
+
+
+def test_a_sheet_takes_the_setup_s_rules_a_changed_dealer_and_the_bomb(app, client):
+    # Secret bids, bids met as tie-break, the Bomb; Bob deals round 1, Ann (not Cy) round 2,
+    # and round 3 rotates on from her: Bob again.
+    setup = SETUP | {"plan": "first_n", "plan_rounds": "3", "bid_rule": "free"}
+    setup |= {"bid_reveal": "secret", "tie_break": "bids_met", "bomb": "y"}
+    rounds = {
+        1: ([0, 0, 1, 0], [0, 0, 1, 0]),
+        2: ([1, 0, 0, 1], [1, 0, 0, 0]),  # the Bomb: 1 trick of 2 won
+        3: ([1, 1, 1, 0], [1, 1, 1, 0]),
+    }
+    data = setup | grid(rounds.values()) | {"dealer_2": "0", "bomb_2": "y", "action": "check"}
+    checked = client.post("/paper/new", data=data)
+    assert checked.status_code == 200
+    html = checked.get_data(as_text=True)
+    assert 'name="bomb_2" value="y" checked' in html
+    # Round 3's dealer in turn is now Bob, after Ann.
+    round_3 = html.split('name="dealer_3"')[1].split("</select>")[0]
+    assert '<option value="">Bob</option>' in round_3
+    response = client.post("/paper/new", data=data | {"action": "store"})
+    assert response.status_code == 303
+    with app.app_context():
+        game = db.session.scalar(sa.select(Game))
+        game_rules = rules.GameRules.from_dict(game.rules)
+        assert game_rules.bid_reveal == rules.BidReveal.SECRET
+        assert game_rules.tie_break == rules.TieBreak.BIDS_MET
+        assert game_rules.jubilee.bomb
+        sheet = sheet_of(game)
+        assert [row.dealer for row in sheet.rows] == [1, 0, 1]
+        assert [row.bomb_played for row in sheet.rows] == [False, True, False]
+        assert list(sheet.totals) == [80, 70, 80, 30]
+        actions = [
+            c.action for c in db.session.scalars(sa.select(Change).order_by(Change.version))
+        ]
+        assert ChangeAction.CHANGE_DEALER in actions
+
+
+def test_rules_that_cannot_go_together_are_refused_next_to_the_choice(app, client):
+    rounds, _ = paper_sheet()
+    data = SETUP | grid(rounds) | {"bid_reveal": "hidden", "action": "store"}
+    response = client.post("/paper/new", data=data)
+    assert response.status_code == 422
+    # Next to the bid rule, which the hidden bids leave without a last bidder.
+    assert "with hidden bids nobody bids last" in errors(response)["bid_rule-error"]
+    kept = typed_values(response)
+    assert all(kept.get(name) == value for name, value in grid(rounds).items())
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0

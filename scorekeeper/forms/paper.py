@@ -26,10 +26,12 @@ from ..i18n import lazy_gettext as _l
 from ..models import name_key
 from ..visitor_marks import new_request_key
 from ..wording import messages
-from .base import KEY_CHECKS, Form, whole_number
-from .setup import clean_name, name_problem
+from .base import KEY_CHECKS, whole_number
+from .setup import MoreRulesFields, clean_name, name_problem
 
 SEATS = range(1, rules.MAX_PLAYERS + 1)
+# A seat as the grid's controls post it (0-based).
+SEAT_INDEXES = range(rules.MAX_PLAYERS)
 # Plans a paper sheet can follow (a custom plan needs its list of cards, Maximus its 5 deals:
 # both are as easy to write down, so all are offered).
 PLAN_KINDS = tuple(rules.PlanKind)
@@ -51,9 +53,20 @@ def trump_name(number: int) -> str:
     return f"trump_{number}"
 
 
-class SheetSetupForm(Form):
+def dealer_name(number: int) -> str:
+    """The name of a round's dealer control (the dealer changed at the table, if so)."""
+    return f"dealer_{number}"
+
+
+def bomb_name(number: int) -> str:
+    """The name of a round's "the Bomb was played" box."""
+    return f"bomb_{number}"
+
+
+class SheetSetupForm(MoreRulesFields):
     """The players in seat order (up to six names, the empty ones left out), the first
-    dealer, the round plan and the bid rule."""
+    dealer, the round plan and the bid rule; then, as setup asks them, how bids were made,
+    the tie-break and the Jubilee cards."""
 
     seat_1 = StringField()
     seat_2 = StringField()
@@ -83,7 +96,7 @@ class SheetSetupForm(Form):
     )
 
     # Rule problems about the players show at the first seat; the plan's at the plan.
-    PROBLEM_FIELDS: ClassVar[Mapping[str, str]] = {"players": "seat_1"}
+    PROBLEM_FIELDS: ClassVar[Mapping[str, str]] = {"players": "seat_1", "jubilee": "bomb"}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -178,7 +191,8 @@ class SheetSetupForm(Form):
         whether the whole form is sound. The messages are on the form."""
         sound = self.validate()
         # A choice that is none of the options (a forged post) draws no sheet.
-        if len(self.names()) < rules.MIN_PLAYERS or self.plan.errors or self.bid_rule.errors:
+        chosen = (self.plan, self.bid_rule, self.bid_reveal, self.tie_break)
+        if len(self.names()) < rules.MIN_PLAYERS or any(f.errors for f in chosen):
             return None, False
         if self.dealer_seat() is None:
             self.first_dealer.errors = [
@@ -196,6 +210,9 @@ class SheetSetupForm(Form):
                 bid_rule=self.bid_rule.data,
                 saboteur=bool(self.saboteur.data),
                 jester_bid=bool(self.jester_bid.data),
+                bid_reveal=self.bid_reveal.data,
+                tie_break=self.tie_break.data,
+                jubilee=self.jubilee_cards(),
             )
         except rules.RulesError as error:
             self.add_problems(error.problems, self.names())
@@ -235,13 +252,17 @@ class PlayedTimeField(TimeField):
 @dataclass(frozen=True)
 class RoundCells:
     """One round of the grid as typed: a bid and tricks per seat (``None``: empty or not a
-    number, see ``unreadable``), and the trump noted (``""`` not noted)."""
+    number, see ``unreadable``), and the trump noted (``""`` not noted); the dealer chosen
+    when the table changed it (``None``: the deal passed on), and whether the Bomb was
+    played (only read when it is in play)."""
 
     number: int
     bids: dict[int, int | None]
     tricks: dict[int, int | None]
     trump: str
     unreadable: frozenset[str]
+    dealer: int | None = None
+    bomb_played: bool = False
 
 
 class PaperGameForm(SheetSetupForm):
@@ -282,6 +303,8 @@ class PaperGameForm(SheetSetupForm):
                     if text and into[seat] is None:
                         unreadable.add(name)
             trump = posted.get(trump_name(number)) or NOT_NOTED
+            # Any seat of the table (a value that is none is the deal passing on).
+            dealer = whole_number(posted.get(dealer_name(number)), 0, game_rules.players - 1)
             found.append(
                 RoundCells(
                     number,
@@ -289,6 +312,8 @@ class PaperGameForm(SheetSetupForm):
                     tricks,
                     trump if trump in TRUMP_CHOICES else NOT_NOTED,
                     frozenset(unreadable),
+                    dealer if number > 1 else None,
+                    game_rules.jubilee.bomb and bool(posted.get(bomb_name(number))),
                 )
             )
         return found

@@ -28,6 +28,8 @@ P = rules.ProblemCode
 # The name of a cell of the grid (forms.cell_name): not "bid_rule".
 _CELL = re.compile(r"(bid|tricks)_[0-9]+_[0-9]+")
 _TRUMP = re.compile(r"trump_[0-9]+")
+# A round's dealer changed at the table, and its Bomb box.
+_ROUND_CHOICE = re.compile(r"(dealer|bomb)_[0-9]+")
 # Fields of the entry form that are not shown as fields (their messages are the form's).
 _NOT_SHOWN = frozenset({"csrf_token", "request_key", "action"})
 
@@ -36,12 +38,22 @@ _NOT_SHOWN = frozenset({"csrf_token", "request_key", "action"})
 
 
 def plan_rows(
-    game_rules: rules.GameRules, first_dealer: int, names: list[str]
+    game_rules: rules.GameRules,
+    first_dealer: int,
+    names: list[str],
+    changed: dict[int, int] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each round of the plan: its cards, who deals, who bids first, and the trump when the
-    rules fix it (no card left to turn, Maximus)."""
+    """Each round of the plan: its cards, who deals (and who would in turn, for a dealer
+    the table changed: ``changed``), who bids first, and the trump when the rules fix it
+    (no card left to turn, Maximus)."""
     rows = []
-    for number, dealer in enumerate(paper.dealers(game_rules, first_dealer), start=1):
+    played_by = paper.dealers(game_rules, first_dealer, changed)
+    for number, dealer in enumerate(played_by, start=1):
+        in_turn = (
+            first_dealer
+            if number == 1
+            else rules.next_seat(played_by[number - 2], game_rules.players)
+        )
         size = rules.hand_size(game_rules, number)
         choice = rules.trump_choice(game_rules, number, size)
         fixed = None
@@ -65,6 +77,8 @@ def plan_rows(
                 "hand_size": size,
                 "dealer": dealer,
                 "dealer_name": names[dealer],
+                "in_turn": in_turn,
+                "dealer_changed": dealer != in_turn,
                 "first_bidder": names[rules.bid_order(game_rules, dealer)[0]],
                 "fixed_trump": fixed,
             }
@@ -89,7 +103,7 @@ def blank() -> Response:
     """The choices of a blank sheet, and the sheet once players are named."""
     chosen = bool(request.args)
     form = forms.BlankSheetForm(formdata=request.args if chosen else None)
-    context: dict[str, Any] = {"form": form, "rows": None, "roster": _roster()}
+    context: dict[str, Any] = {"form": form, "rows": None, "roster": _roster(), **_choices()}
     game_rules = form.game_rules() if chosen else None
     if game_rules is None:
         return render("paper/blank.html", None, 422 if chosen else 200, **context)
@@ -103,6 +117,11 @@ def blank() -> Response:
         rules_summary=messages.rules_summary(game_rules),
     )
     return render("paper/blank.html", **context)
+
+
+def _choices() -> dict[str, Any]:
+    """The rules module's options the setup part of both pages offers."""
+    return {"bid_reveals": list(rules.BidReveal), "tie_breaks": list(rules.TieBreak)}
 
 
 def _roster() -> list[str]:
@@ -187,6 +206,7 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
     context: dict[str, Any] = {
         "form": form,
         "roster": _roster(),
+        **_choices(),
         "rows": None,
         "cell_messages": {},
         "message_rounds": set(),
@@ -197,6 +217,9 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
         "offers_now": False,
         "cell_name": forms.cell_name,
         "trump_name": forms.trump_name,
+        "dealer_name": forms.dealer_name,
+        "bomb_name": forms.bomb_name,
+        "bombs": set(),
         "trump_choices": forms.TRUMP_CHOICES,
     }
     context.update(extra)
@@ -271,12 +294,15 @@ def new() -> Response:
             tuple(c.bids[seat] for seat in range(game_rules.players)),
             tuple(c.tricks[seat] for seat in range(game_rules.players)),
             c.trump,
+            c.dealer,
+            c.bomb_played,
         )
         for c in cells
     ]
     check = paper.check_sheet(game_rules, dealer, sheet)
     grid = {
-        "rows": plan_rows(game_rules, dealer, names),
+        "rows": plan_rows(game_rules, dealer, names, paper.changed_dealers(sheet)),
+        "bombs": {c.number for c in cells if c.bomb_played},
         "names": names,
         "game_rules": game_rules,
         "trump_label": _trump_choice_label,
@@ -308,13 +334,17 @@ def new() -> Response:
 
 
 def _carried(posted: Any) -> list[tuple[str, str]]:
-    """Every cell and trump typed, to carry in hidden inputs while no grid can be drawn
-    (fewer than three players, a plan that cannot be read)."""
+    """Every cell, trump, changed dealer and Bomb typed, to carry in hidden inputs while no
+    grid can be drawn (fewer than three players, a plan that cannot be read)."""
     return [
         (key, value[:3] if _CELL.fullmatch(key) else value)
         for key, value in posted.items()
         if value
-        and (_CELL.fullmatch(key) or (_TRUMP.fullmatch(key) and value in forms.TRUMP_CHOICES))
+        and (
+            _CELL.fullmatch(key)
+            or (_TRUMP.fullmatch(key) and value in forms.TRUMP_CHOICES)
+            or (_ROUND_CHOICE.fullmatch(key) and value in ("y", *map(str, forms.SEAT_INDEXES)))
+        )
     ]
 
 

@@ -120,6 +120,7 @@ def test_a_paper_sheet_by_keyboard_alone(phone, live_server):
     keys.press("ArrowDown")  # Seat 2: Bob
     for _field in ("plan", "plan_rounds", "plan_custom", "bid_rule", "saboteur", "jester"):
         keys.press("Tab")
+    keys.press("Tab")  # "More rules" (closed: the official ones)
     for _field in ("played_on",):
         keys.press("Tab")
     expect(page.locator("#played_on")).to_be_focused()
@@ -137,6 +138,10 @@ def test_a_paper_sheet_by_keyboard_alone(phone, live_server):
     trumps = []
     letters = list(TRUMP_KEYS)
     for number, (bids, tricks) in enumerate(rounds, start=1):
+        if number > 1:
+            # The round's dealer, as the deal passes on (a change at the table is chosen here).
+            expect(page.locator(f'select[name="dealer_{number}"]')).to_be_focused()
+            keys.press("Tab")
         for seat in range(4):
             keys.type(str(bids[seat]))
             keys.press("Tab")
@@ -158,8 +163,9 @@ def test_a_paper_sheet_by_keyboard_alone(phone, live_server):
 
     cells = 15 * 4 * 2
     digits = sum(len(str(v)) for bids, tricks in rounds for v in (*bids, *tricks))
-    # Every cell: its digits and a Tab; every trump: a letter and a Tab; then Enter.
-    assert grid_keys == digits + cells + 2 * 14 + 1
+    # Every cell: its digits and a Tab; every trump: a letter and a Tab; a Tab past each
+    # round's dealer after the first; then Enter.
+    assert grid_keys == digits + cells + 2 * 14 + 14 + 1
     assert digits <= 2 * cells
     print(
         f"\nkeys: {setup_keys} for the setup, {grid_keys} for the grid ({cells} cells,"
