@@ -37,8 +37,9 @@ ATTEMPTS = 3
 class PaperRound:
     """One round as written on the sheet: the bids and tricks by seat, and the trump noted
     (a suit's value, ``"none"`` for no trump, ``""`` when the sheet does not say); the
-    dealer when the table changed it (``None``: the deal passed on), and whether the Bomb
-    was played."""
+    dealer when the table changed it (``None``: the deal passed on), whether the Bomb was
+    played, the Cloud's change (its seat and +1 or -1) and the Werewolf's trump (``None``:
+    not played; a suit's value, or ``"none"`` for no trump)."""
 
     number: int
     bids: tuple[int | None, ...]
@@ -46,6 +47,8 @@ class PaperRound:
     trump: str = ""
     dealer: int | None = None
     bomb_played: bool = False
+    cloud: tuple[int, int] | None = None
+    werewolf: str | None = None
 
 
 @dataclass
@@ -91,6 +94,18 @@ def bids_as_played(
     return tuple(typed)
 
 
+def cloud_change(
+    bids: Sequence[int | None], cloud: tuple[int, int] | None
+) -> rules.CloudChange | None:
+    """The Cloud's change as the rules module has it: the seat and its bid moved by the
+    step written (the rules module refuses a seat with no bid, or a bid out of 0 … cards)."""
+    if cloud is None:
+        return None
+    seat, step = cloud
+    bid = bids[seat] if 0 <= seat < len(bids) else None
+    return rules.CloudChange(seat=seat, new_bid=(bid if bid is not None else 0) + step)
+
+
 def check_sheet(
     game_rules: rules.GameRules, first_dealer: int, rounds: Sequence[PaperRound]
 ) -> SheetCheck:
@@ -103,12 +118,14 @@ def check_sheet(
     scored: list[rules.RoundRecord] = []
     played_by = dealers(game_rules, first_dealer, changed_dealers(rounds))
     for paper, dealer in zip(rounds, played_by, strict=True):
+        bids = bids_as_played(game_rules, dealer, paper.bids)
         record = rules.RoundRecord(
             number=paper.number,
             hand_size=sizes[paper.number - 1],
             dealer=dealer,
-            bids=bids_as_played(game_rules, dealer, paper.bids),
+            bids=bids,
             tricks=paper.tricks,  # type: ignore[arg-type]
+            cloud=cloud_change(bids, paper.cloud),
             bomb_played=paper.bomb_played,
         )
         problems = rules.validate_round(game_rules, record, totals)
@@ -144,10 +161,16 @@ def _save_round(game: Game, round_: Round, paper: PaperRound, played_at: datetim
     game_rules = rules.GameRules.from_dict(game.rules)
     round_.trump_cause, round_.trump = _trump_of(game_rules, round_.number, paper.trump)
     round_.bomb_played = paper.bomb_played
+    if paper.werewolf is not None:
+        round_.werewolf_played = True
+        round_.werewolf_trump = None if paper.werewolf == "none" else paper.werewolf
     bids = bids_as_played(game_rules, round_.dealer, paper.bids)
+    cloud = cloud_change(bids, paper.cloud)
+    round_.cloud_seat = cloud.seat if cloud else None
     for entry in round_.entries:
         entry.bid = bids[entry.seat]
         entry.tricks = paper.tricks[entry.seat]
+        entry.cloud_bid = cloud.new_bid if cloud and cloud.seat == entry.seat else None
     round_.state = RoundState.SCORED
     if round_.number == 1:
         game.created_at = played_at

@@ -565,3 +565,42 @@ def test_rules_that_cannot_go_together_are_refused_next_to_the_choice(app, clien
     assert all(kept.get(name) == value for name, value in grid(rounds).items())
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
+
+
+def test_a_sheet_with_the_cloud_and_the_werewolf_is_stored_and_restored(app, client, tmp_path):
+    setup = SETUP | {"plan": "first_n", "plan_rounds": "2", "bid_rule": "free"}
+    setup |= {"cloud": "y", "werewolf": "y"}
+    # Round 1 (Bob deals, 1 card): Bob won the Cloud's trick and went from 1 to 0.
+    # Round 2 (Cy deals, 2 cards): clubs turned up, the Werewolf made hearts trump.
+    rounds = [([0, 1, 0, 0], [0, 1, 0, 0]), ([1, 0, 0, 0], [1, 0, 1, 0])]
+    extras = {"cloud_1": "1:-1", "trump_2": "clubs", "werewolf_2": "hearts"}
+    grid_page = client.post("/paper/new", data=setup | {"action": "check"})
+    html = grid_page.get_data(as_text=True)
+    assert 'name="cloud_2"' in html
+    assert 'name="werewolf_2"' in html
+    # A Cloud that takes the bid out of 0 … cards is refused, next to its round.
+    refused = client.post(
+        "/paper/new", data=setup | grid(rounds) | extras | {"cloud_1": "1:+1", "action": "store"}
+    )
+    assert refused.status_code == 422
+    assert "row_1-error" in errors(refused)
+    stored = client.post("/paper/new", data=setup | grid(rounds) | extras | {"action": "store"})
+    assert stored.status_code == 303
+    with app.app_context():
+        game = db.session.scalar(sa.select(Game))
+        sheet = sheet_of(game)
+        assert [c.effective_bid for c in sheet.rows[0].cells] == [0, 0, 0, 0]
+        assert list(sheet.totals) == [50, 10, 10, 40]
+        second = game.rounds[1]
+        assert (second.trump, second.werewolf_played, second.werewolf_trump) == (
+            "clubs",
+            True,
+            "hearts",
+        )
+        backup = exchange.backup_json()
+    fresh = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'f.sqlite'}"))
+    with fresh.app_context():
+        db.create_all()
+        assert exchange.import_file(backup.encode()).games_added == 1
+        assert exchange.backup_json() == backup
+        db.engine.dispose()

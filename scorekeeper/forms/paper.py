@@ -58,6 +58,21 @@ def dealer_name(number: int) -> str:
     return f"dealer_{number}"
 
 
+def cloud_name(number: int) -> str:
+    """The name of a round's Cloud control: who changed their bid, and which way."""
+    return f"cloud_{number}"
+
+
+def werewolf_name(number: int) -> str:
+    """The name of a round's Werewolf control: the trump it made, if it was played."""
+    return f"werewolf_{number}"
+
+
+def cloud_choices(players: int) -> list[str]:
+    """The values of a Cloud control: nobody, then each seat's +1 and -1 (``2:+1``)."""
+    return ["", *(f"{seat}:{step:+d}" for seat in range(players) for step in (1, -1))]
+
+
 def bomb_name(number: int) -> str:
     """The name of a round's "the Bomb was played" box."""
     return f"bomb_{number}"
@@ -263,6 +278,8 @@ class RoundCells:
     unreadable: frozenset[str]
     dealer: int | None = None
     bomb_played: bool = False
+    cloud: tuple[int, int] | None = None
+    werewolf: str | None = None
 
 
 class PaperGameForm(SheetSetupForm):
@@ -305,6 +322,8 @@ class PaperGameForm(SheetSetupForm):
             trump = posted.get(trump_name(number)) or NOT_NOTED
             # Any seat of the table (a value that is none is the deal passing on).
             dealer = whole_number(posted.get(dealer_name(number)), 0, game_rules.players - 1)
+            cloud = posted.get(cloud_name(number)) or ""
+            werewolf = posted.get(werewolf_name(number)) or NOT_NOTED
             found.append(
                 RoundCells(
                     number,
@@ -314,6 +333,19 @@ class PaperGameForm(SheetSetupForm):
                     frozenset(unreadable),
                     dealer if number > 1 else None,
                     game_rules.jubilee.bomb and bool(posted.get(bomb_name(number))),
+                    _cloud(cloud) if game_rules.jubilee.cloud else None,
+                    werewolf
+                    if game_rules.jubilee.werewolf and werewolf in TRUMP_CHOICES[1:]
+                    else None,
                 )
             )
         return found
+
+
+def _cloud(value: str) -> tuple[int, int] | None:
+    """A Cloud control's value (``2:+1``) as (seat, step); None for nobody or anything else."""
+    seat, _, step = value.partition(":")
+    number = whole_number(seat, 0, rules.MAX_PLAYERS - 1)
+    if number is None or step not in ("+1", "-1"):
+        return None
+    return number, int(step)

@@ -28,8 +28,12 @@ P = rules.ProblemCode
 # The name of a cell of the grid (forms.cell_name): not "bid_rule".
 _CELL = re.compile(r"(bid|tricks)_[0-9]+_[0-9]+")
 _TRUMP = re.compile(r"trump_[0-9]+")
-# A round's dealer changed at the table, and its Bomb box.
-_ROUND_CHOICE = re.compile(r"(dealer|bomb)_[0-9]+")
+# A round's dealer changed at the table, its Bomb box, its Cloud and its Werewolf; what
+# each may say (a seat, a Bomb's "y", a Cloud's "2:+1", a Werewolf's trump).
+_ROUND_CHOICE = re.compile(r"(dealer|bomb|cloud|werewolf)_[0-9]+")
+_ROUND_VALUES = frozenset(
+    ("y", *map(str, forms.SEAT_INDEXES), *forms.cloud_choices(rules.MAX_PLAYERS))
+) | frozenset(forms.TRUMP_CHOICES)
 # Fields of the entry form that are not shown as fields (their messages are the form's).
 _NOT_SHOWN = frozenset({"csrf_token", "request_key", "action"})
 
@@ -219,6 +223,10 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
         "trump_name": forms.trump_name,
         "dealer_name": forms.dealer_name,
         "bomb_name": forms.bomb_name,
+        "cloud_name": forms.cloud_name,
+        "werewolf_name": forms.werewolf_name,
+        "cloud_choices": forms.cloud_choices,
+        "cloud_label": _cloud_choice_label,
         "bombs": set(),
         "trump_choices": forms.TRUMP_CHOICES,
     }
@@ -246,6 +254,14 @@ def _entry_page(form: forms.PaperGameForm, status: int, **extra: Any) -> Respons
     # The rounds with a message: a line under each shows them next to their cells.
     context["message_rounds"] = {int(key.split("_")[1]) for key in context["cell_messages"]}
     return render("paper/new.html", None, status, **context)
+
+
+def _cloud_choice_label(value: str, names: list[str]) -> str:
+    """An option of a round's Cloud: nobody, or a player and the way their bid changed."""
+    seat, _sep, step = value.partition(":")
+    if not value:
+        return "–"
+    return f"{names[int(seat)]} {step.replace('-', '−')}"
 
 
 def _trump_choice_label(value: str) -> str:
@@ -296,6 +312,8 @@ def new() -> Response:
             c.trump,
             c.dealer,
             c.bomb_played,
+            c.cloud,
+            c.werewolf,
         )
         for c in cells
     ]
@@ -343,7 +361,7 @@ def _carried(posted: Any) -> list[tuple[str, str]]:
         and (
             _CELL.fullmatch(key)
             or (_TRUMP.fullmatch(key) and value in forms.TRUMP_CHOICES)
-            or (_ROUND_CHOICE.fullmatch(key) and value in ("y", *map(str, forms.SEAT_INDEXES)))
+            or (_ROUND_CHOICE.fullmatch(key) and value in _ROUND_VALUES)
         )
     ]
 
