@@ -17,6 +17,7 @@ from . import rules
 from .changes import already_applied, begin_write
 from .extensions import db
 from .models import (
+    ON_PAPER,
     Change,
     ChangeAction,
     Entry,
@@ -146,6 +147,7 @@ def create_game(
     *,
     request_digest: str | None = None,
     previous: Game | None = None,
+    on_paper: bool = False,
 ) -> Game:
     """Start a game: seats in the given (clockwise) order, the first round ready to play.
 
@@ -153,7 +155,8 @@ def create_game(
     the roster. A repeated ``request_key`` (a double tap on "Start") returns the game the
     first request created instead of a second one (the caller compares ``request_digest``
     to tell a double tap from the same page sent again with other choices). ``previous`` is
-    the finished game this one plays again.
+    the finished game this one plays again; ``on_paper``: a game played on paper, entered
+    afterwards (its start says so, and so does its history in a backup).
     """
     begin_write()
     if (earlier := game_started_by(request_key)) is not None:
@@ -171,6 +174,7 @@ def create_game(
                 request_key,
                 request_digest=request_digest,
                 previous=previous,
+                on_paper=on_paper,
             )
             db.session.commit()
             return game
@@ -195,6 +199,7 @@ def add_game(
     *,
     request_digest: str | None = None,
     previous: Game | None = None,
+    on_paper: bool = False,
 ) -> Game:
     """A new game added to the caller's transaction (flushed, not committed): for a write
     that makes several games at once and stores all of them or none (an event's session).
@@ -219,6 +224,7 @@ def add_game(
                 "players": [player.name for player in players],
                 "first_dealer": first_dealer,
                 "rules": game.rules,
+                **({ON_PAPER: True} if on_paper else {}),
             },
             request_key=request_key or None,
             request_digest=request_digest,

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Flask, current_app, has_request_context, request
-from flask_babel import get_locale, get_translations
+from flask_babel import get_locale, get_timezone, get_translations
 from flask_babel.speaklater import LazyString
 
 # The languages the app speaks, each named in itself (as the switch shows it).
@@ -61,6 +61,15 @@ def select_timezone() -> str:
     # app.js writes the zone URL-encoded ("America%2FSao_Paulo").
     zone = unquote(request.cookies.get(TIMEZONE_COOKIE, ""))
     return zone if known_zone(zone) else default
+
+
+def viewer_zone() -> ZoneInfo:
+    """The viewer's time zone (the one :func:`select_timezone` chose) as a ``zoneinfo``
+    zone, for arithmetic on days and times. Flask-Babel's ``get_timezone()`` is a pytz zone,
+    which ``datetime.combine(..., tzinfo=zone)`` reads as its old local mean time (+11:39
+    for Auckland): it only serves to format, and to name the zone (found once per request,
+    before a kept page is made, which cannot read the cookies)."""
+    return ZoneInfo(str(get_timezone() or "UTC"))
 
 
 # --- translating, once per request ---------------------------------------------------------

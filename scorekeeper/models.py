@@ -128,6 +128,11 @@ class ChangeAction(StrEnum):
     ABANDON = "abandon"
 
 
+# The mark of a game played on paper and entered afterwards, in its start (the ``after`` of
+# its CREATE_GAME change): kept with its history, so a backup carries it.
+ON_PAPER = "on_paper"
+
+
 def _enum_column(enum: type[StrEnum], length: int) -> sa.Enum:
     """A text column that reads back as ``enum`` (the schema's CHECK constraints stay as
     the migrations made them)."""

@@ -16,7 +16,7 @@ ordinary finished game. It began at the time written on the sheet and is finishe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -36,12 +36,19 @@ ATTEMPTS = 3
 @dataclass(frozen=True)
 class PaperRound:
     """One round as written on the sheet: the bids and tricks by seat, and the trump noted
-    (a suit's value, ``"none"`` for no trump, ``""`` when the sheet does not say)."""
+    (a suit's value, ``"none"`` for no trump, ``""`` when the sheet does not say); the
+    dealer when the table changed it (``None``: the deal passed on), whether the Bomb was
+    played, the Cloud's change (its seat and +1 or -1) and the Werewolf's trump (``None``:
+    not played; a suit's value, or ``"none"`` for no trump)."""
 
     number: int
     bids: tuple[int | None, ...]
     tricks: tuple[int | None, ...]
     trump: str = ""
+    dealer: int | None = None
+    bomb_played: bool = False
+    cloud: tuple[int, int] | None = None
+    werewolf: str | None = None
 
 
 @dataclass
@@ -58,12 +65,22 @@ class SheetCheck:
         return not self.refused
 
 
-def dealers(game_rules: rules.GameRules, first_dealer: int) -> list[int]:
-    """The dealer of every round: the deal passes clockwise from the first dealer."""
-    return [
-        rules.dealer_seat(first_dealer, number, game_rules.players)
-        for number in range(1, game_rules.round_count + 1)
-    ]
+def dealers(
+    game_rules: rules.GameRules, first_dealer: int, changed: Mapping[int, int] | None = None
+) -> list[int]:
+    """The dealer of every round: the deal passes clockwise from the first dealer; a dealer
+    changed at the table (``changed``: round number to seat) deals that round, and the
+    rounds after it rotate on from them."""
+    found: list[int] = []
+    for number in range(1, game_rules.round_count + 1):
+        in_turn = first_dealer if number == 1 else rules.next_seat(found[-1], game_rules.players)
+        found.append((changed or {}).get(number, in_turn))
+    return found
+
+
+def changed_dealers(rounds: Sequence[PaperRound]) -> dict[int, int]:
+    """The rounds whose dealer the table changed, and who dealt them."""
+    return {paper.number: paper.dealer for paper in rounds if paper.dealer is not None}
 
 
 def bids_as_played(
@@ -77,6 +94,18 @@ def bids_as_played(
     return tuple(typed)
 
 
+def cloud_change(
+    bids: Sequence[int | None], cloud: tuple[int, int] | None
+) -> rules.CloudChange | None:
+    """The Cloud's change as the rules module has it: the seat and its bid moved by the
+    step written (the rules module refuses a seat with no bid, or a bid out of 0 … cards)."""
+    if cloud is None:
+        return None
+    seat, step = cloud
+    bid = bids[seat] if 0 <= seat < len(bids) else None
+    return rules.CloudChange(seat=seat, new_bid=(bid if bid is not None else 0) + step)
+
+
 def check_sheet(
     game_rules: rules.GameRules, first_dealer: int, rounds: Sequence[PaperRound]
 ) -> SheetCheck:
@@ -87,13 +116,17 @@ def check_sheet(
     sizes = game_rules.hand_sizes
     totals: tuple[int, ...] = (0,) * game_rules.players
     scored: list[rules.RoundRecord] = []
-    for paper, dealer in zip(rounds, dealers(game_rules, first_dealer), strict=True):
+    played_by = dealers(game_rules, first_dealer, changed_dealers(rounds))
+    for paper, dealer in zip(rounds, played_by, strict=True):
+        bids = bids_as_played(game_rules, dealer, paper.bids)
         record = rules.RoundRecord(
             number=paper.number,
             hand_size=sizes[paper.number - 1],
             dealer=dealer,
-            bids=bids_as_played(game_rules, dealer, paper.bids),
+            bids=bids,
             tricks=paper.tricks,  # type: ignore[arg-type]
+            cloud=cloud_change(bids, paper.cloud),
+            bomb_played=paper.bomb_played,
         )
         problems = rules.validate_round(game_rules, record, totals)
         check.flags.extend(p for p in problems if p.code in FLAGGED)
@@ -127,10 +160,17 @@ def _save_round(game: Game, round_: Round, paper: PaperRound, played_at: datetim
     """Fill in one round as the sheet has it, score it, and deal the next (or finish)."""
     game_rules = rules.GameRules.from_dict(game.rules)
     round_.trump_cause, round_.trump = _trump_of(game_rules, round_.number, paper.trump)
+    round_.bomb_played = paper.bomb_played
+    if paper.werewolf is not None:
+        round_.werewolf_played = True
+        round_.werewolf_trump = None if paper.werewolf == "none" else paper.werewolf
     bids = bids_as_played(game_rules, round_.dealer, paper.bids)
+    cloud = cloud_change(bids, paper.cloud)
+    round_.cloud_seat = cloud.seat if cloud else None
     for entry in round_.entries:
         entry.bid = bids[entry.seat]
         entry.tricks = paper.tricks[entry.seat]
+        entry.cloud_bid = cloud.new_bid if cloud and cloud.seat == entry.seat else None
     round_.state = RoundState.SCORED
     if round_.number == 1:
         game.created_at = played_at
@@ -147,10 +187,12 @@ def _save_round(game: Game, round_: Round, paper: PaperRound, played_at: datetim
         )
 
 
-def round_key(request_key: str | None, number: int) -> str | None:
-    """The request key of one round's change: the sheet's key and the round (a double tap
-    finds each round already saved)."""
-    return f"{request_key[:48]}-{number}" if request_key else None
+def round_key(request_key: str | None, number: int, step: str = "") -> str | None:
+    """The request key of one round's change: the sheet's key, the round and the step (a
+    double tap finds each round already saved)."""
+    if not request_key:
+        return None
+    return f"{request_key[:48]}-{number}" + (f"-{step}" if step else "")
 
 
 def store(
@@ -166,7 +208,12 @@ def store(
     each round saved as its own recorded change. A repeated ``request_key`` (a double tap on
     "Store") finishes or finds the game the first request stored."""
     game = gameplay.create_game(
-        list(names), first_dealer, game_rules, request_key, request_digest=request_digest
+        list(names),
+        first_dealer,
+        game_rules,
+        request_key,
+        request_digest=request_digest,
+        on_paper=True,
     )
     for paper in rounds:
         for _attempt in range(ATTEMPTS):
@@ -174,6 +221,18 @@ def store(
             if round_ is None or round_.state == RoundState.SCORED:
                 break
             try:
+                if paper.dealer is not None and paper.dealer != round_.dealer:
+                    # The dealer changed at the table: recorded as the table records it.
+                    apply_change(
+                        game,
+                        version=game.version,
+                        request_key=round_key(request_key, paper.number, "dealer"),
+                        action=ChangeAction.CHANGE_DEALER,
+                        rounds_touched=[paper.number],
+                        change=lambda game=game, round_=round_, paper=paper: (
+                            gameplay.change_dealer(game, round_, paper.dealer or 0)
+                        ),
+                    )
                 apply_change(
                     game,
                     version=game.version,

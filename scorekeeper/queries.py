@@ -21,6 +21,9 @@ from . import results, rules
 from .extensions import db
 from .i18n import gettext as _
 from .models import (
+    ON_PAPER,
+    Change,
+    ChangeAction,
     DataVersion,
     Game,
     GameStatus,
@@ -62,6 +65,16 @@ def load_game(game_id: int, *, with_changes: bool = False) -> Game:
         game_query(with_changes=with_changes).where(Game.id == game_id),
         description=_("There is no game %(number)s.", number=game_id),
     )
+
+
+def entered_on_paper(game_id: int) -> bool:
+    """Whether the game was played on paper and entered afterwards (its start says so)."""
+    start = db.session.scalar(
+        sa.select(Change.after).where(
+            Change.game_id == game_id, Change.action == ChangeAction.CREATE_GAME
+        )
+    )
+    return isinstance(start, dict) and start.get(ON_PAPER) is True
 
 
 def reload_game(game_id: int) -> Game:
@@ -181,7 +194,7 @@ def all_games() -> Sequence[Game]:
 
 def day_start(day: date, zone: tzinfo = UTC) -> datetime:
     """The first moment of a day in the viewer's time zone, as a UTC time (stored times are
-    UTC)."""
+    UTC). ``zone``: a zoneinfo zone (:func:`i18n.viewer_zone`), never a pytz one."""
     return datetime.combine(day, time.min, tzinfo=zone).astimezone(UTC)
 
 

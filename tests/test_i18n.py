@@ -444,3 +444,17 @@ def test_nothing_is_left_in_english(language):
         if same and ids[0] not in allowed:
             left.append(ids[0])
     assert not left, f"{language}: still in English: {left}"
+
+
+# In Auckland, 3 December 00:30 (summer time, UTC+13); the zone's old local mean time
+# (+11:39) would put it on 2 December, 23:09.
+JUST_AFTER_MIDNIGHT_IN_AUCKLAND = datetime(2024, 12, 2, 11, 30, tzinfo=UTC)
+
+
+def test_the_date_filters_begin_the_day_at_the_viewer_s_midnight(app, client):
+    with app.app_context():
+        start = {"action": "create_game", "after": {"players": ["Ann", "Bob", "Cy"]}}
+        make_game(created_at=JUST_AFTER_MIDNIGHT_IN_AUCKLAND, changes=[start])
+    client.set_cookie("tz", "Pacific/Auckland")
+    assert "1 game" in text(client.get("/history/?date_from=2024-12-03&date_to=2024-12-03"))
+    assert "0 games" in text(client.get("/history/?date_from=2024-12-02&date_to=2024-12-02"))

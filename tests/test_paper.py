@@ -2,16 +2,21 @@
 sheet entered in one grid — checked by the rules, broken bid rules flagged, bad cells
 refused next to the cell with nothing stored."""
 
+import csv
+import io
+import json
 import random
 import re
 from datetime import UTC, datetime
 
+import pytest
 import sqlalchemy as sa
 
-from scorekeeper import rules
+from scorekeeper import create_app, exchange, queries, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, ChangeAction, Game, GameStatus
 from scorekeeper.records import sheet_of
+from tests.conftest import make_config
 from tests.factories import make_game
 
 # The pseudo-language app of the catalogue test (fixtures), to crawl the paper pages too.
@@ -170,6 +175,26 @@ def test_a_stored_sheet_is_a_finished_game_played_on_that_day(app, client):
     assert "Ann" in page_text(client.get("/ladder/"))
 
 
+@pytest.mark.parametrize(
+    ("zone", "stored"),
+    [
+        # Summer time in Auckland (UTC+13), not the zone's local mean time (+11:39).
+        ("Pacific/Auckland", datetime(2024, 12, 2, 9, 45, tzinfo=UTC)),
+        ("America/Sao_Paulo", datetime(2024, 12, 3, 1, 45, tzinfo=UTC)),
+        ("Europe/Berlin", datetime(2024, 12, 2, 21, 45, tzinfo=UTC)),
+    ],
+)
+def test_a_sheet_is_dated_in_the_viewer_s_time_zone(app, client, zone, stored):
+    client.set_cookie("tz", zone)
+    rounds, _ = paper_sheet()
+    when = {"played_on": "2024-12-02", "played_at": "22:45"}
+    response = client.post("/paper/new", data=SETUP | when | grid(rounds) | {"action": "store"})
+    assert response.status_code == 303
+    with app.app_context():
+        game = db.session.scalar(sa.select(Game))
+        assert game.created_at.replace(tzinfo=UTC) == stored
+
+
 def test_a_broken_bid_rule_is_flagged_not_refused(app, client):
     rounds, _ = paper_sheet()
     # Round 5 (Bob deals: Cy, Di, Ann, then Bob bid): Bob makes the bids add up to 5.
@@ -186,6 +211,59 @@ def test_a_broken_bid_rule_is_flagged_not_refused(app, client):
     assert "Bid rule broken at the table" in sheet_page
     for number in broken:
         assert f"Round {number}: ±1" in sheet_page
+
+
+def flagged_rows(html: str) -> list[int]:
+    """The rounds the score sheet marks (their row's class), by number."""
+    body = html.split('class="score-sheet')[1].split("</tbody>")[0]
+    return [
+        int(number)
+        for number in re.findall(
+            r'<tr class="flagged">\s*<th scope="row" class="round-col">.*?(\d+)</', body, re.S
+        )
+    ]
+
+
+def test_the_game_s_pages_mark_a_broken_bid_rule_in_a_paper_game_s_words(app, client):
+    rounds, _ = paper_sheet()
+    rounds[4] = ([1, 1, 1, 2], rounds[4][1])
+    broken = broken_rounds(rounds)
+    stored = client.post("/paper/new", data=SETUP | grid(rounds) | {"action": "store"})
+    assert stored.status_code == 303
+    for url in ("/history/1", "/games/1/sheet"):
+        html = client.get(url).get_data(as_text=True)
+        assert flagged_rows(html) == broken, url
+        text = page_text(client.get(url))
+        assert "Bid rule broken at the table" in text, url
+        assert "Rounds to check after a correction" not in text, url
+        for number in broken:
+            assert f"Round {number}: ±1" in text, url
+
+
+def test_a_trump_not_noted_is_exported_apart_from_no_trump_and_restored(app, client, tmp_path):
+    rounds, _ = paper_sheet()
+    assert broken_rounds(rounds)  # and the bid rule broken at the table
+    # Round 1: nothing noted; round 2: no trump; round 3: hearts; the rest not noted.
+    noted = {"trump_2": "none", "trump_3": "hearts"}
+    stored = client.post("/paper/new", data=SETUP | grid(rounds) | noted | {"action": "store"})
+    assert stored.status_code == 303
+    exported = client.get("/history/1/export.csv").get_data(as_text=True).lstrip("\ufeff")
+    trumps = {int(row["round"]): row["trump"] for row in csv.DictReader(io.StringIO(exported))}
+    assert [trumps[n] for n in (1, 2, 3, 15)] == ["", "none", "hearts", "none"]
+    data = json.loads(client.get("/history/1/export.json").get_data(as_text=True))
+    kept = [(r.get("trump"), r.get("trump_cause")) for r in data["games"][0]["rounds"]]
+    assert kept[:3] == [(None, None), (None, "jester"), ("hearts", "suit")]
+    assert kept[14] == (None, "none_left")  # every card dealt: no trump, by the rules
+    with app.app_context():
+        backup = exchange.backup_json()
+    fresh = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'f.sqlite'}"))
+    with fresh.app_context():
+        db.create_all()
+        # Its broken bid rules too: kept as played on paper, not refused.
+        assert exchange.import_file(backup.encode()).games_added == 1
+        assert exchange.backup_json() == backup
+        assert queries.entered_on_paper(1)
+        db.engine.dispose()
 
 
 def test_bad_cells_are_refused_next_to_the_cell_and_nothing_is_stored(app, client):
@@ -210,6 +288,35 @@ def test_bad_cells_are_refused_next_to_the_cell_and_nothing_is_stored(app, clien
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
 
 
+def autofocused(response) -> list[str]:
+    """The ids of the inputs the page gives the focus to."""
+    html = response.get_data(as_text=True)
+    return [
+        re.search(r'\sid="([^"]+)"', tag).group(1)
+        for tag in re.findall(r"<(?:input|select)[^>]*>", html)
+        if re.search(r"\sautofocus(?:[\s>=]|$)", tag)
+    ]
+
+
+def test_a_refused_sheet_opens_at_the_first_refusal(client):
+    rounds, _ = paper_sheet()
+    data = SETUP | grid(rounds) | {"action": "store"}
+    # Round 12's tricks do not add up (a message for the round, not one cell).
+    data["tricks_12_0"] = str(int(data["tricks_12_0"]) + 1)
+    response = client.post("/paper/new", data=data)
+    assert response.status_code == 422
+    assert autofocused(response) == ["tricks_12_0"]
+    # A later bad cell does not take the focus from the round before it.
+    response = client.post("/paper/new", data=data | {"bid_14_2": "x"})
+    assert autofocused(response) == ["tricks_12_0"]
+    # An earlier one does.
+    response = client.post("/paper/new", data=data | {"bid_3_2": "x"})
+    assert autofocused(response) == ["bid_3_2"]
+    # A refused field of the setup comes first: it is above the grid.
+    response = client.post("/paper/new", data=data | {"seat_3": "Ann"})
+    assert autofocused(response) == ["seat_3"]
+
+
 def test_a_future_date_and_unreadable_setup_are_refused(app, client):
     rounds, _ = paper_sheet()
     data = SETUP | grid(rounds) | {"action": "store", "played_on": "2999-01-01"}
@@ -222,6 +329,71 @@ def test_a_future_date_and_unreadable_setup_are_refused(app, client):
     found = errors(response)
     assert found["seat_2-error"] == "Ann is at the table twice."
     assert found["played_at-error"] == "Write the time as HH:MM, e.g. 20:30."
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
+
+
+def typed_values(response) -> dict[str, str]:
+    """Every value the page offers back: each input's, and each select's chosen option."""
+    html = response.get_data(as_text=True)
+    found = {}
+    for tag in re.findall(r"<input[^>]*>", html):
+        name = re.search(r'name="([^"]+)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        if name and value and 'type="checkbox"' not in tag:
+            found[name.group(1)] = value.group(1)
+    for name, options in re.findall(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', html, re.S):
+        chosen = next(
+            (m for m in re.finditer(r"<option([^>]*)>", options) if "selected" in m.group(1)),
+            None,
+        )
+        chosen = chosen and re.search(r'value="([^"]*)"', chosen.group(1))
+        found[name] = chosen.group(1) if chosen else ""
+    return found
+
+
+REFUSED_SETUPS = {
+    "a player named twice": ({"seat_3": "Ann"}, "seat_3-error", "Ann is at the table twice."),
+    "a name over 40 characters": (
+        {"seat_2": "B" * 41},
+        "seat_2-error",
+        "A name has at most 40 characters.",
+    ),
+    "the first dealer in an empty seat": (
+        {"first_dealer": "4"},
+        "first_dealer-error",
+        "Choose who dealt first: one of the seats named above.",
+    ),
+    "an impossible date": (
+        {"played_on": "2024-02-30"},
+        "played_on-error",
+        "Write the date as YYYY-MM-DD, e.g. 2024-05-31.",
+    ),
+    "an empty time": ({"played_at": ""}, "played_at-error", "Give the time the game began."),
+    "two players": ({"seat_3": "", "seat_4": ""}, "seat_1-error", "Name at least 3"),
+    "an unreadable plan": (
+        {"plan": "first_n", "plan_rounds": "x"},
+        "plan-error",
+        "Type the number of rounds, e.g. 5.",
+    ),
+}
+
+
+@pytest.mark.parametrize("action", ["store", "check"])
+@pytest.mark.parametrize("case", REFUSED_SETUPS)
+def test_a_refused_field_keeps_every_typed_value(app, client, case, action):
+    change, where, message = REFUSED_SETUPS[case]
+    rounds, _ = paper_sheet()
+    trumps = {f"trump_{n}": ("hearts", "none", "")[n % 3] for n in range(1, 15)}
+    data = SETUP | grid(rounds) | trumps | {"saboteur": "", "action": action} | change
+    response = client.post("/paper/new", data=data)
+    assert response.status_code == 422
+    assert errors(response)[where].startswith(message)
+    # Every value typed comes back: the setup as typed, every cell and every trump.
+    kept = typed_values(response)
+    for name, value in data.items():
+        if name not in ("action", "saboteur", "csrf_token"):
+            assert kept.get(name, "") == value, name
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
 
@@ -333,3 +505,102 @@ def test_a_blank_saboteur_sheet_marks_the_dealer_who_does_not_bid(client):
 def test_the_keyboard_starts_in_the_first_cell_of_a_new_grid(client):
     html = client.post("/paper/new", data=SETUP | {"action": "check"}).get_data(as_text=True)
     assert re.search(r'id="bid_1_0"[^>]*autofocus', html)
+
+
+def test_the_day_and_time_offered_say_the_zone_they_are_in(client):
+    # app.js shows the page again when the browser's zone is another one (the first visit).
+    assert 'data-times="UTC"' in client.get("/paper/new").get_data(as_text=True)
+    client.set_cookie("tz", "Pacific/Auckland")
+    html = client.get("/paper/new").get_data(as_text=True)
+    assert 'data-times="Pacific/Auckland"' in html
+    # A posted page is never shown again by itself (that would send the form twice).
+    posted = client.post("/paper/new", data=SETUP | {"action": "check"})
+    assert "data-times" not in posted.get_data(as_text=True)
+
+
+def test_a_sheet_takes_the_setup_s_rules_a_changed_dealer_and_the_bomb(app, client):
+    # Secret bids, bids met as tie-break, the Bomb; Bob deals round 1, Ann (not Cy) round 2,
+    # and round 3 rotates on from her: Bob again.
+    setup = SETUP | {"plan": "first_n", "plan_rounds": "3", "bid_rule": "free"}
+    setup |= {"bid_reveal": "secret", "tie_break": "bids_met", "bomb": "y"}
+    rounds = {
+        1: ([0, 0, 1, 0], [0, 0, 1, 0]),
+        2: ([1, 0, 0, 1], [1, 0, 0, 0]),  # the Bomb: 1 trick of 2 won
+        3: ([1, 1, 1, 0], [1, 1, 1, 0]),
+    }
+    data = setup | grid(rounds.values()) | {"dealer_2": "0", "bomb_2": "y", "action": "check"}
+    checked = client.post("/paper/new", data=data)
+    assert checked.status_code == 200
+    html = checked.get_data(as_text=True)
+    assert 'name="bomb_2" value="y" checked' in html
+    # Round 3's dealer in turn is now Bob, after Ann.
+    round_3 = html.split('name="dealer_3"')[1].split("</select>")[0]
+    assert '<option value="">Bob</option>' in round_3
+    response = client.post("/paper/new", data=data | {"action": "store"})
+    assert response.status_code == 303
+    with app.app_context():
+        game = db.session.scalar(sa.select(Game))
+        game_rules = rules.GameRules.from_dict(game.rules)
+        assert game_rules.bid_reveal == rules.BidReveal.SECRET
+        assert game_rules.tie_break == rules.TieBreak.BIDS_MET
+        assert game_rules.jubilee.bomb
+        sheet = sheet_of(game)
+        assert [row.dealer for row in sheet.rows] == [1, 0, 1]
+        assert [row.bomb_played for row in sheet.rows] == [False, True, False]
+        assert list(sheet.totals) == [80, 70, 80, 30]
+        actions = [
+            c.action for c in db.session.scalars(sa.select(Change).order_by(Change.version))
+        ]
+        assert ChangeAction.CHANGE_DEALER in actions
+
+
+def test_rules_that_cannot_go_together_are_refused_next_to_the_choice(app, client):
+    rounds, _ = paper_sheet()
+    data = SETUP | grid(rounds) | {"bid_reveal": "hidden", "action": "store"}
+    response = client.post("/paper/new", data=data)
+    assert response.status_code == 422
+    # Next to the bid rule, which the hidden bids leave without a last bidder.
+    assert "with hidden bids nobody bids last" in errors(response)["bid_rule-error"]
+    kept = typed_values(response)
+    assert all(kept.get(name) == value for name, value in grid(rounds).items())
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 0
+
+
+def test_a_sheet_with_the_cloud_and_the_werewolf_is_stored_and_restored(app, client, tmp_path):
+    setup = SETUP | {"plan": "first_n", "plan_rounds": "2", "bid_rule": "free"}
+    setup |= {"cloud": "y", "werewolf": "y"}
+    # Round 1 (Bob deals, 1 card): Bob won the Cloud's trick and went from 1 to 0.
+    # Round 2 (Cy deals, 2 cards): clubs turned up, the Werewolf made hearts trump.
+    rounds = [([0, 1, 0, 0], [0, 1, 0, 0]), ([1, 0, 0, 0], [1, 0, 1, 0])]
+    extras = {"cloud_1": "1:-1", "trump_2": "clubs", "werewolf_2": "hearts"}
+    grid_page = client.post("/paper/new", data=setup | {"action": "check"})
+    html = grid_page.get_data(as_text=True)
+    assert 'name="cloud_2"' in html
+    assert 'name="werewolf_2"' in html
+    # A Cloud that takes the bid out of 0 … cards is refused, next to its round.
+    refused = client.post(
+        "/paper/new", data=setup | grid(rounds) | extras | {"cloud_1": "1:+1", "action": "store"}
+    )
+    assert refused.status_code == 422
+    assert "row_1-error" in errors(refused)
+    stored = client.post("/paper/new", data=setup | grid(rounds) | extras | {"action": "store"})
+    assert stored.status_code == 303
+    with app.app_context():
+        game = db.session.scalar(sa.select(Game))
+        sheet = sheet_of(game)
+        assert [c.effective_bid for c in sheet.rows[0].cells] == [0, 0, 0, 0]
+        assert list(sheet.totals) == [50, 10, 10, 40]
+        second = game.rounds[1]
+        assert (second.trump, second.werewolf_played, second.werewolf_trump) == (
+            "clubs",
+            True,
+            "hearts",
+        )
+        backup = exchange.backup_json()
+    fresh = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'f.sqlite'}"))
+    with fresh.app_context():
+        db.create_all()
+        assert exchange.import_file(backup.encode()).games_added == 1
+        assert exchange.backup_json() == backup
+        db.engine.dispose()

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 from .. import queries, records, rules, snapshots
 from ..extensions import db
-from ..models import Change, ChangeAction, Game, Player, RoundState
+from ..models import Change, ChangeAction, Game, Player, Round, RoundState
 from .events import event_records
 from .schema import FORMAT, VERSION
 
@@ -94,7 +94,7 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
                 row.number,
                 row.hand_size,
                 names[row.dealer],
-                round_.trump or "none",
+                csv_trump(round_),
                 seat + 1,
                 names[seat],
                 None if hidden else cell.bid,
@@ -107,6 +107,14 @@ def game_csv(game: Game, delimiter: str = ",") -> str:
             )
             writer.writerow([neutralise(value) for value in values])
     return out.getvalue()
+
+
+def csv_trump(round_: Round) -> str:
+    """A round's trump in the CSV: its suit, ``none`` for no trump, empty when the trump
+    was not recorded (a paper sheet's empty trump cell: no cause either)."""
+    if round_.trump:
+        return round_.trump
+    return "none" if round_.trump_cause else ""
 
 
 def secret_rounds(game: Game) -> set[int]:

@@ -40,6 +40,7 @@ from ..extensions import db
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..models import (
+    ON_PAPER,
     Change,
     ChangeAction,
     Entry,
@@ -895,7 +896,9 @@ def _scored_round_problems(
     caused it (see :func:`rules.flagged_rounds`): the bid is allowed whoever leads (the
     Canadian rule binds a player leading alone; ±1 binds whatever the totals), and the
     history shows an earlier round corrected after this one was saved. The app keeps and
-    flags such a round, so a restore accepts it; any other forbidden bid is refused.
+    flags such a round, so a restore accepts it. So it does in a game entered from a
+    paper sheet (its start says ``on_paper``): the sheet keeps a forbidden bid as it was
+    played, and flags it. Any other forbidden bid is refused.
     """
     try:
         sheet = rules.score_sheet(game_rules, scored)
@@ -907,11 +910,18 @@ def _scored_round_problems(
             )
         ]
     corrected_after = _corrected_after(history)
+    on_paper = any(
+        change["action"] == ChangeAction.CREATE_GAME
+        and isinstance(change.get("after"), dict)
+        and change["after"].get(ON_PAPER) is True
+        for change in history
+    )
     problems = []
     for record in scored:
         found = rules.validate_round(game_rules, record, sheet.totals_before(record.number))
         if any(p.code == rules.ProblemCode.FORBIDDEN_BID for p in found) and (
-            corrected_after(record.number) and _forbidden_only_by_totals(game_rules, record)
+            on_paper
+            or (corrected_after(record.number) and _forbidden_only_by_totals(game_rules, record))
         ):
             found = tuple(p for p in found if p.code != rules.ProblemCode.FORBIDDEN_BID)
         if found:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from flask_babel import get_timezone
 from flask_wtf.file import FileField, FileRequired
 from wtforms import SelectField
 from wtforms.fields import DateField
@@ -18,6 +17,7 @@ from wtforms.validators import NumberRange, Optional
 
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
+from ..i18n import viewer_zone
 from ..queries import GameFilter
 from ..wording import messages
 from ..wording.history import STATUS_LABELS
@@ -124,7 +124,7 @@ class GamesFilter(PeriodFilter):
             bid_rule=self.bid_rule.data or None,
             date_from=self.date_from.data,
             date_to=self.date_to.data,
-            zone=get_timezone(),
+            zone=viewer_zone(),
         )
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, tzinfo
+from datetime import UTC, date, datetime, time
 from typing import Any, ClassVar
+from zoneinfo import ZoneInfo
 
 from wtforms import BooleanField, HiddenField, SelectField, StringField
 from wtforms.fields import DateField, TimeField
@@ -24,10 +25,12 @@ from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..models import name_key
 from ..wording import messages
-from .base import KEY_CHECKS, Form, new_request_key, whole_number
-from .setup import clean_name, name_problem
+from .base import KEY_CHECKS, new_request_key, whole_number
+from .setup import MoreRulesFields, clean_name, name_problem
 
 SEATS = range(1, rules.MAX_PLAYERS + 1)
+# A seat as the grid's controls post it (0-based).
+SEAT_INDEXES = range(rules.MAX_PLAYERS)
 # Plans a paper sheet can follow (a custom plan needs its list of cards, Maximus its 5 deals:
 # both are as easy to write down, so all are offered).
 PLAN_KINDS = tuple(rules.PlanKind)
@@ -49,9 +52,35 @@ def trump_name(number: int) -> str:
     return f"trump_{number}"
 
 
-class SheetSetupForm(Form):
+def dealer_name(number: int) -> str:
+    """The name of a round's dealer control (the dealer changed at the table, if so)."""
+    return f"dealer_{number}"
+
+
+def cloud_name(number: int) -> str:
+    """The name of a round's Cloud control: who changed their bid, and which way."""
+    return f"cloud_{number}"
+
+
+def werewolf_name(number: int) -> str:
+    """The name of a round's Werewolf control: the trump it made, if it was played."""
+    return f"werewolf_{number}"
+
+
+def cloud_choices(players: int) -> list[str]:
+    """The values of a Cloud control: nobody, then each seat's +1 and -1 (``2:+1``)."""
+    return ["", *(f"{seat}:{step:+d}" for seat in range(players) for step in (1, -1))]
+
+
+def bomb_name(number: int) -> str:
+    """The name of a round's "the Bomb was played" box."""
+    return f"bomb_{number}"
+
+
+class SheetSetupForm(MoreRulesFields):
     """The players in seat order (up to six names, the empty ones left out), the first
-    dealer, the round plan and the bid rule."""
+    dealer, the round plan and the bid rule; then, as setup asks them, how bids were made,
+    the tie-break and the Jubilee cards."""
 
     seat_1 = StringField()
     seat_2 = StringField()
@@ -81,7 +110,7 @@ class SheetSetupForm(Form):
     )
 
     # Rule problems about the players show at the first seat; the plan's at the plan.
-    PROBLEM_FIELDS: ClassVar[Mapping[str, str]] = {"players": "seat_1"}
+    PROBLEM_FIELDS: ClassVar[Mapping[str, str]] = {"players": "seat_1", "jubilee": "bomb"}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -164,30 +193,45 @@ class SheetSetupForm(Form):
 
     def game_rules(self) -> rules.GameRules | None:
         """The rules chosen, checked by the rules module (None, with the messages on the
-        form, when they cannot be played)."""
-        if not self.validate():
-            return None
-        dealer = self.dealer_seat()
-        if dealer is None:
+        form, when they cannot be played or another field is refused)."""
+        sheet_rules, sound = self.checked_rules()
+        return sheet_rules if sound else None
+
+    def checked_rules(self) -> tuple[rules.GameRules | None, bool]:
+        """The rules of the sheet the players and choices typed make, whatever else the
+        form refuses (a name twice, an empty seat as first dealer, the date): the grid is
+        still drawn for them, so nothing typed in it is lost. None when no sheet can be
+        drawn (fewer than three players, a plan or rules that cannot be played); then
+        whether the whole form is sound. The messages are on the form."""
+        sound = self.validate()
+        # A choice that is none of the options (a forged post) draws no sheet.
+        chosen = (self.plan, self.bid_rule, self.bid_reveal, self.tie_break)
+        if len(self.names()) < rules.MIN_PLAYERS or any(f.errors for f in chosen):
+            return None, False
+        if self.dealer_seat() is None:
             self.first_dealer.errors = [
                 *self.first_dealer.errors,
                 _("Choose who dealt first: one of the seats named above."),
             ]
-            return None
+            sound = False
         plan = self.round_plan()
         if plan is None:
-            return None
+            return None, False
         try:
-            return rules.GameRules(
+            sheet_rules = rules.GameRules(
                 players=len(self.names()),
                 plan=plan,
                 bid_rule=self.bid_rule.data,
                 saboteur=bool(self.saboteur.data),
                 jester_bid=bool(self.jester_bid.data),
+                bid_reveal=self.bid_reveal.data,
+                tie_break=self.tie_break.data,
+                jubilee=self.jubilee_cards(),
             )
         except rules.RulesError as error:
             self.add_problems(error.problems, self.names())
-            return None
+            return None, False
+        return sheet_rules, sound
 
 
 class BlankSheetForm(SheetSetupForm):
@@ -222,13 +266,19 @@ class PlayedTimeField(TimeField):
 @dataclass(frozen=True)
 class RoundCells:
     """One round of the grid as typed: a bid and tricks per seat (``None``: empty or not a
-    number, see ``unreadable``), and the trump noted (``""`` not noted)."""
+    number, see ``unreadable``), and the trump noted (``""`` not noted); the dealer chosen
+    when the table changed it (``None``: the deal passed on), and whether the Bomb was
+    played (only read when it is in play)."""
 
     number: int
     bids: dict[int, int | None]
     tricks: dict[int, int | None]
     trump: str
     unreadable: frozenset[str]
+    dealer: int | None = None
+    bomb_played: bool = False
+    cloud: tuple[int, int] | None = None
+    werewolf: str | None = None
 
 
 class PaperGameForm(SheetSetupForm):
@@ -245,8 +295,9 @@ class PaperGameForm(SheetSetupForm):
         format="%H:%M",
     )
 
-    def played(self, zone: tzinfo) -> datetime | None:
-        """When the game began, as a UTC time (the day and time are the viewer's)."""
+    def played(self, zone: ZoneInfo) -> datetime | None:
+        """When the game began, as a UTC time (the day and time are the viewer's, in
+        ``zone``: a zoneinfo zone, which gives the offset in force on that day)."""
         day: date | None = self.played_on.data
         clock: time | None = self.played_at.data
         if day is None or clock is None:
@@ -268,6 +319,10 @@ class PaperGameForm(SheetSetupForm):
                     if text and into[seat] is None:
                         unreadable.add(name)
             trump = posted.get(trump_name(number)) or NOT_NOTED
+            # Any seat of the table (a value that is none is the deal passing on).
+            dealer = whole_number(posted.get(dealer_name(number)), 0, game_rules.players - 1)
+            cloud = posted.get(cloud_name(number)) or ""
+            werewolf = posted.get(werewolf_name(number)) or NOT_NOTED
             found.append(
                 RoundCells(
                     number,
@@ -275,6 +330,21 @@ class PaperGameForm(SheetSetupForm):
                     tricks,
                     trump if trump in TRUMP_CHOICES else NOT_NOTED,
                     frozenset(unreadable),
+                    dealer if number > 1 else None,
+                    game_rules.jubilee.bomb and bool(posted.get(bomb_name(number))),
+                    _cloud(cloud) if game_rules.jubilee.cloud else None,
+                    werewolf
+                    if game_rules.jubilee.werewolf and werewolf in TRUMP_CHOICES[1:]
+                    else None,
                 )
             )
         return found
+
+
+def _cloud(value: str) -> tuple[int, int] | None:
+    """A Cloud control's value (``2:+1``) as (seat, step); None for nobody or anything else."""
+    seat, _, step = value.partition(":")
+    number = whole_number(seat, 0, rules.MAX_PLAYERS - 1)
+    if number is None or step not in ("+1", "-1"):
+        return None
+    return number, int(step)

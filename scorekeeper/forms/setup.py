@@ -109,7 +109,42 @@ def choices_of(game_rules: rules.GameRules) -> dict[str, Any]:
     }
 
 
-class NewGameForm(Form):
+class MoreRulesFields(Form):
+    """The rules beyond the plan and the bid rule, as the setup page asks them: how bids
+    are made, the tie-break and the Jubilee cards. A paper sheet's form asks them too."""
+
+    bid_reveal = RadioField(
+        choices=[reveal.value for reveal in rules.BidReveal], default=rules.BidReveal.OPEN.value
+    )
+    tie_break = RadioField(
+        choices=[kind.value for kind in rules.TieBreak], default=rules.TieBreak.BID_SUM.value
+    )
+    bomb = BooleanField()
+    bomb_cancels_bids = BooleanField()
+    cloud = BooleanField()
+    werewolf = BooleanField()
+    dragon_fairy = BooleanField()
+
+    def jubilee_cards(self) -> rules.JubileeCards:
+        """The Jubilee cards chosen (the Dragon and the Fairy together)."""
+        dragon_fairy = bool(self.dragon_fairy.data)
+        return rules.JubileeCards(
+            bomb=bool(self.bomb.data),
+            cloud=bool(self.cloud.data),
+            werewolf=bool(self.werewolf.data),
+            dragon=dragon_fairy,
+            fairy=dragon_fairy,
+            # The house rule is about the Bomb: without the Bomb it has no meaning.
+            bomb_cancels_bids=bool(self.bomb.data and self.bomb_cancels_bids.data),
+        )
+
+    def messages_for(self, section: str) -> Sequence[str]:
+        """Every message for one section of the page: its fields' errors and rule problems."""
+        found = self.messages()
+        return [text for name in SECTIONS.get(section, ()) for text in found.get(name, ())]
+
+
+class NewGameForm(MoreRulesFields):
     """Setting up a game: players in seat order, the first dealer and the rules.
 
     The seat list lives in the form (hidden inputs), so every seat control is a submit
@@ -136,19 +171,8 @@ class NewGameForm(Form):
         choices=[rule.value for rule in rules.BidRule], default=rules.BidRule.FREE.value
     )
     bid_rule_from = StringField(default="1")
-    bid_reveal = RadioField(
-        choices=[reveal.value for reveal in rules.BidReveal], default=rules.BidReveal.OPEN.value
-    )
     saboteur = BooleanField()
     jester_bid = BooleanField()
-    tie_break = RadioField(
-        choices=[kind.value for kind in rules.TieBreak], default=rules.TieBreak.BID_SUM.value
-    )
-    bomb = BooleanField()
-    bomb_cancels_bids = BooleanField()
-    cloud = BooleanField()
-    werewolf = BooleanField()
-    dragon_fairy = BooleanField()
     table_notes = MultiCheckboxField(choices=list(rules.TABLE_ONLY_RULES))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -289,7 +313,6 @@ class NewGameForm(Form):
         threshold = self.bid_rule_threshold()
         if plan is None or threshold is None:
             return None
-        dragon_fairy = bool(self.dragon_fairy.data)
         try:
             return rules.GameRules(
                 players=len(self.seats.data),
@@ -298,15 +321,7 @@ class NewGameForm(Form):
                 bid_reveal=self.bid_reveal.data,
                 saboteur=bool(self.saboteur.data),
                 jester_bid=bool(self.jester_bid.data),
-                jubilee=rules.JubileeCards(
-                    bomb=bool(self.bomb.data),
-                    cloud=bool(self.cloud.data),
-                    werewolf=bool(self.werewolf.data),
-                    dragon=dragon_fairy,
-                    fairy=dragon_fairy,
-                    # The house rule is about the Bomb: without the Bomb it has no meaning.
-                    bomb_cancels_bids=bool(self.bomb.data and self.bomb_cancels_bids.data),
-                ),
+                jubilee=self.jubilee_cards(),
                 table_notes=tuple(self.table_notes.data or ()),
                 bid_rule_from=threshold,
                 tie_break=self.tie_break.data,
@@ -320,8 +335,3 @@ class NewGameForm(Form):
     def first_section_with_messages(self) -> str | None:
         """The first part of the page, top to bottom, that has a message (for a link to it)."""
         return next((section for section in SECTIONS if self.messages_for(section)), None)
-
-    def messages_for(self, section: str) -> Sequence[str]:
-        """Every message for one section of the page: its fields' errors and rule problems."""
-        found = self.messages()
-        return [text for name in SECTIONS.get(section, ()) for text in found.get(name, ())]

@@ -111,6 +111,8 @@ def game_context(game_id: int) -> dict[str, Any]:
     context = played(load_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
     return context | {
+        "flags": rules.flagged_rounds(game_rules, records.round_records(context["game"])),
+        "on_paper": queries.entered_on_paper(game_id),
         "rules_details": messages.rules_details(game_rules),
         "chart": charts.running_totals_chart(sheet, names, game_rules.round_count),
         "history": history_words.game_history(context["game"], names),
@@ -209,10 +211,18 @@ def restore() -> Response:
         # The upload (spooled to a file when large) is read one game at a time.
         result = exchange.import_file(form.backup.data.stream)
     except exchange.ImportProblem as problem:
-        form.backup.errors = list(problem.problems)
+        # A browser never fills a file input in again: the message says which file it was.
+        refused = _("%(file)s was not restored.", file=_file_name(form.backup.data))
+        form.backup.errors = [refused, *problem.problems]
         return render("history/backup.html", None, 422, form=form, result=None)
     flash(result.message, "restore")
     return redirect(url_for("history.backup"), 303)
+
+
+def _file_name(upload: Any) -> str:
+    """The name the browser gave an uploaded file (its last part, at most 80 characters)."""
+    name = str(getattr(upload, "filename", None) or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:80] or _("The file")
 
 
 @bp.errorhandler(RequestEntityTooLarge)

@@ -4,10 +4,10 @@ from datetime import date, datetime, tzinfo
 from typing import Any
 
 from flask import Blueprint, Response, request
-from flask_babel import get_timezone
 
 from .. import queries, ratings
 from ..forms.ladder import LadderFilter
+from ..i18n import viewer_zone
 from .rendering import page_tag, provisional, render_read_only
 
 bp = Blueprint("ladder", __name__, url_prefix="/ladder")
@@ -22,7 +22,7 @@ def today(zone: tzinfo) -> date:
 def index() -> Response:
     # The same for everyone until something is stored, or the viewer's day changes (the
     # seasons start on calendar days).
-    day = today(get_timezone())
+    day = today(viewer_zone())
     return render_read_only(
         page_tag("ladder", queries.data_version(), day.isoformat()),
         "ladder/index.html",
@@ -35,7 +35,7 @@ def ladder_context(day: date) -> tuple[int, dict[str, Any]]:
     form = LadderFilter(formdata=request.args)
     if not form.validate():
         return 422, {"form": form, "table": None}
-    zone = get_timezone()
+    zone = viewer_zone()
     first_day = form.first_day(day)
     starts_at = queries.day_start(first_day, zone) if first_day else None
     table = ratings.standings(form.season.data, starts_at, int(form.min_games.data))

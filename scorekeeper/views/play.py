@@ -19,7 +19,7 @@ from ..forms import table as forms
 from ..forms.base import Form
 from ..i18n import gettext as _
 from ..models import ChangeAction, Game, GameStatus, Round, RoundState
-from ..queries import data_version, game_version, load_game, reload_game
+from ..queries import data_version, entered_on_paper, game_version, load_game, reload_game
 from ..records import rules_of
 from .rendering import page_tag, render, render_read_only
 from .table_screen import (
@@ -310,7 +310,7 @@ def sheet(game_id: int) -> Response:
         page_tag("sheet", game_id, data_version()),
         "play/sheet.html",
         None,
-        lambda: table_context(load_game(game_id)),
+        lambda: table_context(load_game(game_id)) | {"on_paper": entered_on_paper(game_id)},
     )
 
 

@@ -13,12 +13,12 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import get_timezone
 
 from .. import queries, ratings, roster
 from ..forms.history import PeriodFilter
 from ..forms.players import MergeForm, RenameForm, UndoForm
 from ..i18n import gettext as _
+from ..i18n import viewer_zone
 from ..reports import bidding
 from ..reports.ladder import rating_chart
 from ..wording import bidding as bidding_words
@@ -65,7 +65,7 @@ def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
     }
     if not form.validate():
         return 422, context
-    conditions = queries.period_conditions(form.date_from.data, form.date_to.data, get_timezone())
+    conditions = queries.period_conditions(form.date_from.data, form.date_to.data, viewer_zone())
     context["stats"] = queries.player_stats(found.id, conditions)
     context["bidding"] = queries.bidding_figures(found.id, conditions)
     context["bidding_words"] = bidding_words

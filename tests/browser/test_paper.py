@@ -1,11 +1,14 @@
 """A finished paper sheet entered in Chromium: by keyboard alone (the keys counted) and on a
-phone; the stored game is the sheet the test adds up itself; a broken bid rule is flagged,
-bad cells are refused next to the cell with nothing stored; and the printed sheets (A4 and
-Letter) are one page each."""
+phone, each browser in a time zone far from UTC; the stored game is the sheet the test adds
+up itself, dated as the sheet says in that zone; a broken bid rule is flagged, bad cells
+are refused next to the cell with nothing stored; and the printed sheets (A4 and Letter)
+are one page each."""
 
 import os
 import re
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import sqlalchemy as sa
 from playwright.sync_api import Page, expect
@@ -56,21 +59,51 @@ def stored_game(live_server):
         return game, sheet_of(game)
 
 
-def assert_stored_as_written(live_server, rounds, totals, trumps=None):
+def assert_stored_as_written(live_server, rounds, totals, played, trumps=None):
+    """The game stored is the sheet, begun at ``played`` (the day and time typed, in the
+    browser's zone)."""
     game, sheet = stored_game(live_server)
     assert [[c.bid for c in row.cells] for row in sheet.rows] == [list(b) for b, _ in rounds]
     assert [[c.tricks for c in row.cells] for row in sheet.rows] == [list(t) for _, t in rounds]
     assert list(sheet.totals) == totals
     assert sheet.finished
-    assert game.created_at.date().isoformat() == "2024-03-02"
+    assert game.created_at.replace(tzinfo=UTC) == played.astimezone(UTC)
     if trumps is not None:
         assert [r.trump for r in game.rounds][:-1] == trumps
 
 
-def test_a_paper_sheet_by_keyboard_alone(page, live_server):
+def typed_moment(page: Page, zone: str) -> datetime:
+    """The day and time the entry form holds, in ``zone``."""
+    day = date.fromisoformat(page.locator("#played_on").input_value())
+    clock = time.fromisoformat(page.locator("#played_at").input_value())
+    return datetime.combine(day, clock, tzinfo=ZoneInfo(zone))
+
+
+def first_visit(page: Page, url: str) -> None:
+    """Open the entry page as a browser new to the app: its zone told, the page shown once
+    more in it (app.js), the time offered then (the minute of now, there)."""
+    page.goto(f"{url}/paper/new")
+    page.wait_for_function("document.cookie.includes('tz=')")
+    expect(page.locator("form[data-times]")).to_have_attribute(
+        "data-times", page.evaluate("Intl.DateTimeFormat().resolvedOptions().timeZone")
+    )
+
+
+def test_a_first_visit_from_far_away_offers_the_day_and_time_there(phone, live_server):
+    for zone in ("Pacific/Auckland", "America/Sao_Paulo"):
+        page = phone(timezone_id=zone)
+        first_visit(page, live_server.url)
+        now = datetime.now(ZoneInfo(zone))
+        offered = typed_moment(page, zone)
+        assert timedelta(0) <= now - offered < timedelta(minutes=2), (zone, offered, now)
+
+
+def test_a_paper_sheet_by_keyboard_alone(phone, live_server):
     rounds, totals = the_sheet()
+    zone = "Pacific/Auckland"
+    page = phone(timezone_id=zone)
     page.set_viewport_size({"width": 1100, "height": 900})
-    page.goto(f"{live_server.url}/paper/new")
+    first_visit(page, live_server.url)
     keys = Keyboard(page)
 
     # The players, who dealt first, the day: "Skip to content", then one field after another.
@@ -87,11 +120,14 @@ def test_a_paper_sheet_by_keyboard_alone(page, live_server):
     keys.press("ArrowDown")  # Seat 2: Bob
     for _field in ("plan", "plan_rounds", "plan_custom", "bid_rule", "saboteur", "jester"):
         keys.press("Tab")
+    keys.press("Tab")  # "More rules" (closed: the official ones)
     for _field in ("played_on",):
         keys.press("Tab")
     expect(page.locator("#played_on")).to_be_focused()
     keys.type("03022024")  # the browser's mm/dd/yyyy
     keys.press("Tab")  # the time: as it was filled in (now)
+    played = typed_moment(page, zone)
+    assert played.date() == date(2024, 3, 2)
     keys.press("Tab")
     keys.press("Enter")  # "Show the grid"
     setup_keys = keys.presses
@@ -102,6 +138,10 @@ def test_a_paper_sheet_by_keyboard_alone(page, live_server):
     trumps = []
     letters = list(TRUMP_KEYS)
     for number, (bids, tricks) in enumerate(rounds, start=1):
+        if number > 1:
+            # The round's dealer, as the deal passes on (a change at the table is chosen here).
+            expect(page.locator(f'select[name="dealer_{number}"]')).to_be_focused()
+            keys.press("Tab")
         for seat in range(4):
             keys.type(str(bids[seat]))
             keys.press("Tab")
@@ -119,12 +159,13 @@ def test_a_paper_sheet_by_keyboard_alone(page, live_server):
     expect(page.get_by_text("The paper sheet is stored")).to_be_visible()
     expect(page.get_by_text("Bid rule broken at the table")).to_be_visible()
     expect(page.locator(".flags li", has_text=f"Round {BROKEN_ROUND}: ±1")).to_have_count(1)
-    assert_stored_as_written(live_server, rounds, totals, trumps)
+    assert_stored_as_written(live_server, rounds, totals, played, trumps)
 
     cells = 15 * 4 * 2
     digits = sum(len(str(v)) for bids, tricks in rounds for v in (*bids, *tricks))
-    # Every cell: its digits and a Tab; every trump: a letter and a Tab; then Enter.
-    assert grid_keys == digits + cells + 2 * 14 + 1
+    # Every cell: its digits and a Tab; every trump: a letter and a Tab; a Tab past each
+    # round's dealer after the first; then Enter.
+    assert grid_keys == digits + cells + 2 * 14 + 14 + 1
     assert digits <= 2 * cells
     print(
         f"\nkeys: {setup_keys} for the setup, {grid_keys} for the grid ({cells} cells,"
@@ -132,13 +173,19 @@ def test_a_paper_sheet_by_keyboard_alone(page, live_server):
     )
 
 
-def test_a_paper_sheet_on_a_phone_refused_then_stored(page, live_server, screenshot):
+def test_a_paper_sheet_on_a_phone_refused_then_stored(phone, live_server, screenshot):
     rounds, totals = the_sheet()
-    page.goto(f"{live_server.url}/paper/new")
+    zone = "America/Sao_Paulo"
+    page = phone(timezone_id=zone)
+    page.set_default_timeout(10_000)
+    first_visit(page, live_server.url)
     for seat, name in enumerate(NAMES, start=1):
         page.get_by_label(f"Seat {seat}", exact=True).fill(name)
     page.get_by_label("First dealer").select_option("1")
+    # Late in the evening there: the next day already in UTC.
     page.get_by_label("Played on").fill("2024-03-02")
+    page.get_by_label("Began at").fill("22:45")
+    played = datetime(2024, 3, 2, 22, 45, tzinfo=ZoneInfo(zone))
     page.get_by_role("button", name="Show the grid").click()
     expect(page.locator("#bid_1_0")).to_be_visible()
     for number, (bids, tricks) in enumerate(rounds, start=1):
@@ -174,7 +221,7 @@ def test_a_paper_sheet_on_a_phone_refused_then_stored(page, live_server, screens
     page.get_by_role("button", name="Store the game").click()
     expect(page.get_by_text("The paper sheet is stored")).to_be_visible()
     expect(page.locator(".flags li", has_text=f"Round {BROKEN_ROUND}: ±1")).to_have_count(1)
-    assert_stored_as_written(live_server, rounds, totals)
+    assert_stored_as_written(live_server, rounds, totals, played)
     screenshot(page, "paper-sheet-phone")
 
 
