@@ -11,17 +11,15 @@ write stores nothing.
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 import sqlalchemy as sa
-from cachetools import LRUCache
 from sqlalchemy.orm import selectinload
 
-from . import gameplay, rules
+from . import gameplay, results, rules
 from .changes import begin_write
 from .extensions import db
 from .i18n import gettext as _
@@ -37,31 +35,50 @@ from .models import (
     Game,
     GameStatus,
     Player,
-    Round,
     Seat,
+    SeatResult,
     name_key,
 )
 from .models import utcnow as now
-from .records import rules_of, sheet_of
+from .records import rules_of
 from .reports import events as plan
 from .wording import messages
 
-# Score sheets by game and version: a game's sheet is the same until its version moves, so a
-# board rendered again after one table's save scores only that table's game again.
-_SHEETS: LRUCache[tuple[str, int], rules.ScoreSheet] = LRUCache(maxsize=1024)
-_SHEETS_LOCK = threading.Lock()
 
-
-def game_sheet(game: Game) -> rules.ScoreSheet:
-    """The game's score sheet (see :func:`scorekeeper.records.sheet_of`), kept per version."""
-    key = (game.uid, game.version)
-    with _SHEETS_LOCK:
-        found = _SHEETS.get(key)
-    if found is None:
-        found = sheet_of(game)
-        with _SHEETS_LOCK:
-            _SHEETS[key] = found
+def outcomes_of(event: Event) -> dict[int, results.Outcome]:
+    """Each of the event's games' outcome (totals, bids met, bid sums, leaders, scored rounds)
+    at the game's version, from the seat results stored with every change of the game: one
+    query for the whole event, however many rounds its games have. Read once per loaded
+    event (kept on the object for the rest of the request)."""
+    found: dict[int, results.Outcome] | None = event.__dict__.get(_OUTCOMES)
+    if found is not None:
+        return found
+    games = {
+        table.game.id: table.game
+        for session in event.sessions
+        for table in session.tables
+        if table.game is not None
+    }
+    stored: dict[int, list[Any]] = {game_id: [] for game_id in games}
+    for row in db.session.execute(
+        sa.select(*(getattr(SeatResult, name) for name in results.OUTCOME_FIELDS))
+        .add_columns(SeatResult.version)
+        .where(SeatResult.game_id.in_(games))
+    ):
+        stored[row.game_id].append(row)
+    found = {}
+    for game_id, game in games.items():
+        seats = stored[game_id]
+        if len(seats) != len(game.seats) or any(row.version != game.version for row in seats):
+            # Not stored at this version (a database written before results were): scored
+            # here from its rounds, as the results module stores them.
+            seats = results.seat_results(game)
+        found[game_id] = results.outcome(seats)
+    event.__dict__[_OUTCOMES] = found
     return found
+
+
+_OUTCOMES = "_scorekeeper_outcomes"
 
 
 MAX_EVENT_PLAYERS = 60
@@ -82,7 +99,9 @@ class EventRefused(Exception):
 
 
 def event_query() -> sa.Select[tuple[Event]]:
-    """Events with players, sessions, tables, seats and every game fully, in fixed queries."""
+    """Events with players, sessions, tables, seats and every game with its seats, in fixed
+    queries (not the games' rounds: what the event shows of them is their stored results,
+    :func:`outcomes_of`)."""
     return sa.select(Event).options(
         selectinload(Event.players).selectinload(EventPlayer.player),
         selectinload(Event.sessions)
@@ -92,10 +111,8 @@ def event_query() -> sa.Select[tuple[Event]]:
         selectinload(Event.sessions)
         .selectinload(EventSession.tables)
         .selectinload(EventTable.game)
-        .options(
-            selectinload(Game.seats).selectinload(Seat.player),
-            selectinload(Game.rounds).selectinload(Round.entries),
-        ),
+        .selectinload(Game.seats)
+        .selectinload(Seat.player),
     )
 
 
@@ -227,19 +244,19 @@ def table_progress(event: Event, table: EventTable) -> TableProgress:
     planned = rules_for(event, len(names)).round_count if names else 0
     if game is None:
         return TableProgress(table.number, names, None, "waiting", 0, planned, (), (), False)
-    sheet = game_sheet(game)
+    outcome = outcomes_of(event)[game.id]
     game_names = [seat.player.name for seat in game.seats]
-    top = sheet.leaders if sheet.rows else ()
+    top = outcome.leaders if outcome.scored_rounds else ()
     corrected = table.counted_version is not None and table.counted_version != game.version
     return TableProgress(
         number=table.number,
         names=tuple(game_names),
         game=game,
         status="playing" if game.status == GameStatus.IN_PROGRESS else str(game.status),
-        scored=len(sheet.rows),
+        scored=outcome.scored_rounds,
         planned=rules_of(game).round_count,
         leaders=tuple(game_names[seat] for seat in top),
-        totals=sheet.totals,
+        totals=outcome.totals,
         corrected=corrected,
     )
 
@@ -249,22 +266,23 @@ def counted_games(event: Event) -> list[plan.TableGame]:
     stopped early as it stood after its last scored round, nothing of a game with no scored
     round or still being played."""
     found = []
+    outcomes = outcomes_of(event)
     for session in event.sessions:
         for table in session.tables:
             game = table.game
             if game is None:
                 continue
-            sheet = game_sheet(game)
+            outcome = outcomes[game.id]
             seats = tuple(
                 plan.GameSeat(
                     player=seat.player_id,
-                    total=sheet.totals[seat.position],
-                    bids_met=sum(row.cells[seat.position].made for row in sheet.rows),
-                    bid_sum=sheet.bid_sums[seat.position],
+                    total=outcome.totals[seat.position],
+                    bids_met=outcome.bids_met[seat.position],
+                    bid_sum=outcome.bid_sums[seat.position],
                 )
                 for seat in game.seats
             )
-            counts = game_over(game) and bool(sheet.rows)
+            counts = game_over(game) and outcome.scored_rounds > 0
             found.append(plan.TableGame((session.number, table.number), seats, counts))
     return found
 
