@@ -47,16 +47,20 @@ def ping() -> None:
 # --- games ---------------------------------------------------------------------------------
 
 
+# Two queries after the games' own: seats joined with their players, rounds joined with
+# their entries (one round trip each instead of two; a table screen's load was half its cost,
+# most of it the round trips). Built once: statements are immutable, and building the loader
+# options was a twentieth of a round screen's time (pyinstrument).
+_GAME_QUERY = sa.select(Game).options(
+    selectinload(Game.seats).joinedload(Seat.player, innerjoin=True),
+    selectinload(Game.rounds).joinedload(Round.entries),
+)
+_GAME_QUERY_WITH_CHANGES = _GAME_QUERY.options(selectinload(Game.changes))
+
+
 def game_query(*, with_changes: bool = False) -> sa.Select[tuple[Game]]:
     """Games with their seats, players, rounds and entries (and history) in fixed queries."""
-    # Two queries after the games' own: seats joined with their players, rounds joined with
-    # their entries (one round trip each instead of two; a table screen's load was half its
-    # cost, most of it the round trips).
-    query = sa.select(Game).options(
-        selectinload(Game.seats).joinedload(Seat.player, innerjoin=True),
-        selectinload(Game.rounds).joinedload(Round.entries),
-    )
-    return query.options(selectinload(Game.changes)) if with_changes else query
+    return _GAME_QUERY_WITH_CHANGES if with_changes else _GAME_QUERY
 
 
 def load_game(game_id: int, *, with_changes: bool = False) -> Game:
