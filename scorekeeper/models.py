@@ -677,7 +677,7 @@ class EventSession(db.Model):
     seed: Mapped[int]
     drawn_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
-    # When the standings after it were taken (the next session drawn, or the event finished).
+    # When it was closed (the next session drawn, or the event finished).
     ended_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
 
     event: Mapped[Event] = relationship(back_populates="sessions")
@@ -693,7 +693,8 @@ class EventSession(db.Model):
 
 class EventTable(db.Model):
     """One table of a session: its seats, then its game. ``counted_version`` is the game's
-    version when the session ended (a later correction shows as a change of the standings)."""
+    version when it ended, set by that write: the standings count the game from then on, so
+    a later correction shows as a change of the standings."""
 
     __tablename__ = "event_tables"
 
