@@ -150,7 +150,13 @@ class Player(db.Model):
 
     seats: Mapped[list[Seat]] = relationship(back_populates="player")
 
-    __table_args__ = (sa.CheckConstraint("length(name_key) > 0", name="name_not_empty"),)
+    # A player's number is theirs for good (their /players/<id> link, an undone merge
+    # bringing them back): on SQLite AUTOINCREMENT keeps the number of a player merged away
+    # from the next new player, as PostgreSQL's sequence does.
+    __table_args__ = (
+        sa.CheckConstraint("length(name_key) > 0", name="name_not_empty"),
+        {"sqlite_autoincrement": True},
+    )
 
     def __init__(self, name: str) -> None:
         clean = unicodedata.normalize("NFC", " ".join(name.split()))
