@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from . import results
 from .extensions import db
-from .models import Change, ChangeAction, Game, Round, sqlite_write_lock
+from .models import Change, ChangeAction, EventTable, Game, GameStatus, Round, sqlite_write_lock
 from .models import utcnow as now
 from .snapshots import (
     apply_delta,
@@ -237,6 +237,7 @@ def apply_change(
         db.session.rollback()
         _refuse_as_stale(request_key)
     before = _state(game, rounds_touched)
+    was_over = game.status != GameStatus.IN_PROGRESS
     try:
         created = {id(r) for r in game.rounds}
         extra = change()
@@ -267,6 +268,8 @@ def apply_change(
             request_digest=request_digest,
         )
         db.session.add(record)
+        if not was_over and game.status != GameStatus.IN_PROGRESS:
+            _count_for_event(game.id, version + 1)
         # The new version's results go with it (the version's UPDATE bypasses the ORM,
         # which notes only the rows it flushes): see results.py.
         results.due(db.session, [game.id])
@@ -285,6 +288,18 @@ def apply_change(
         raise
     db.session.refresh(game)
     return record
+
+
+def _count_for_event(game_id: int, version: int) -> None:
+    """An event's standings count a game from the write that ends it: that version is the
+    one they counted, so any later change of the game shows as a change of the standings
+    (the first end only: a game undone and ended again was counted before)."""
+    db.session.execute(
+        sa.update(EventTable)
+        .where(EventTable.game_id == game_id, EventTable.counted_version.is_(None))
+        .values(counted_version=version)
+        .execution_options(synchronize_session=False)
+    )
 
 
 # --- undo ---------------------------------------------------------------------------------

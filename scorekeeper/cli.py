@@ -94,7 +94,7 @@ def _move(source: sa.Engine, target: sa.Engine) -> move.Comparison:
     with source.connect() as reading, target.begin() as writing:
         reading.begin()  # one snapshot of the source for the whole copy
         move.copy(reading, writing, click.echo)
-        move.reset_sequences(writing)
+        move.reset_sequences(writing, move.ids_given(reading))
     click.echo("Comparing both databases …")
     return move.compare(source, target, click.echo)
 

@@ -299,8 +299,9 @@ def player_names(event: Event) -> dict[int, str]:
 
 
 def corrected_tables(event: Event) -> list[tuple[int, int]]:
-    """(session, table) of every game corrected after its session ended and the standings
-    were taken: the standings follow the correction, and the pages say so."""
+    """(session, table) of every game changed after it ended (and the standings counted
+    it), whether its session is still being played, over, or the event finished: the
+    standings follow the correction, and the pages say so."""
     return [
         (session.number, table.number)
         for session in event.sessions
@@ -415,11 +416,14 @@ def _still_playing(session: EventSession) -> str:
 
 
 def _end(session: EventSession) -> None:
-    """Take the standings after ``session``: each game's version as it counted."""
+    """Close ``session``. Each game's counted version was taken by the write that ended it
+    (:func:`scorekeeper.changes.apply_change`); a game ended before that was kept is taken
+    as it is now."""
     if session.ended_at is None:
         session.ended_at = now()
         for table in session.tables:
-            table.counted_version = table.game.version if table.game is not None else None
+            if table.counted_version is None and table.game is not None:
+                table.counted_version = table.game.version
 
 
 def _seating_of(session: EventSession) -> plan.Seating:

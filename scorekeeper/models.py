@@ -155,7 +155,13 @@ class Player(db.Model):
 
     seats: Mapped[list[Seat]] = relationship(back_populates="player")
 
-    __table_args__ = (sa.CheckConstraint("length(name_key) > 0", name="name_not_empty"),)
+    # A player's number is theirs for good (their /players/<id> link, an undone merge
+    # bringing them back): on SQLite AUTOINCREMENT keeps the number of a player merged away
+    # from the next new player, as PostgreSQL's sequence does.
+    __table_args__ = (
+        sa.CheckConstraint("length(name_key) > 0", name="name_not_empty"),
+        {"sqlite_autoincrement": True},
+    )
 
     def __init__(self, name: str) -> None:
         clean = unicodedata.normalize("NFC", " ".join(name.split()))
@@ -682,7 +688,7 @@ class EventSession(db.Model):
     seed: Mapped[int]
     drawn_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
-    # When the standings after it were taken (the next session drawn, or the event finished).
+    # When it was closed (the next session drawn, or the event finished).
     ended_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
 
     event: Mapped[Event] = relationship(back_populates="sessions")
@@ -698,7 +704,8 @@ class EventSession(db.Model):
 
 class EventTable(db.Model):
     """One table of a session: its seats, then its game. ``counted_version`` is the game's
-    version when the session ended (a later correction shows as a change of the standings)."""
+    version when it ended, set by that write: the standings count the game from then on, so
+    a later correction shows as a change of the standings."""
 
     __tablename__ = "event_tables"
 

@@ -148,6 +148,30 @@ def change_of(change_id: int) -> PlayerChange | None:
     return db.session.get(PlayerChange, change_id)
 
 
+def merged_into(player_id: int) -> int | None:
+    """The player on the roster whose games a player merged away now holds (following later
+    merges of that one), or None when no merge, not undone, took this player away."""
+    seen = {player_id}
+    current = player_id
+    while (
+        into := db.session.scalar(
+            sa.select(PlayerChange.other_id)
+            .where(
+                PlayerChange.action == RosterAction.MERGE,
+                PlayerChange.player_id == current,
+                PlayerChange.undone_at.is_(None),
+            )
+            .order_by(PlayerChange.id.desc())
+            .limit(1)
+        )
+    ) is not None and into not in seen:
+        if db.session.get(Player, into) is not None:
+            return into
+        seen.add(into)
+        current = into
+    return None
+
+
 # --- the write path ------------------------------------------------------------------------
 
 

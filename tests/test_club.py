@@ -27,7 +27,7 @@ import sqlalchemy as sa
 
 from scorekeeper import create_app
 from scorekeeper.extensions import db
-from scorekeeper.models import Player
+from scorekeeper.models import Player, PlayerChange
 from tests.conftest import IN_CI, POSTGRES_URL, make_config
 from tests.factories import make_game
 
@@ -371,6 +371,10 @@ def test_move_to_postgresql_keeps_every_id_page_and_total(tmp_path, club_databas
     with source.app_context():
         upgrade()
         player_ids = a_club_instance(source)
+        zed = db.session.scalar(  # merged away: the highest number given
+            sa.select(PlayerChange.player_id).where(PlayerChange.action == "merge")
+        )
+        assert zed > max(player_ids)
         game_ids = sorted(db.session.scalars(sa.select(Game.id)))
         paths = [f"/players/{pid}" for pid in player_ids] + ["/players/", "/ladder/"]
         paths += [f"/history/{gid}" for gid in game_ids]
@@ -389,11 +393,12 @@ def test_move_to_postgresql_keeps_every_id_page_and_total(tmp_path, club_databas
         after = pages(target, paths)
         for path in paths:
             assert after[path] == before[path], path
-        # The sequences continue after the copied ids: a new player takes a new one.
+        # The sequences continue after every id ever given: a new player takes a new one,
+        # not the number (and the saved link) of Zed, merged away.
         db.session.add(Player("Newcomer"))
         db.session.commit()
         newcomer = db.session.scalar(sa.select(Player.id).where(Player.name == "Newcomer"))
-        assert newcomer > max(player_ids)
+        assert newcomer > zed
         db.session.remove()
         db.engine.dispose()
 
@@ -409,6 +414,8 @@ def empty_instance() -> None:
         db.session.execute(sa.delete(table))
     if db.session.get_bind().dialect.name == "postgresql":
         db.session.execute(sa.text("ALTER SEQUENCE players_id_seq RESTART WITH 1"))
+    else:  # the numbers SQLite gave (players have AUTOINCREMENT) are forgotten too
+        db.session.execute(sa.text("DELETE FROM sqlite_sequence"))
     db.session.commit()
 
 

@@ -211,6 +211,8 @@ def independent_standings(client, event_id):
             if table.game_id is None:
                 continue
             game = db.session.get(Game, table.game_id)
+            if game.status == GameStatus.IN_PROGRESS:
+                continue  # a game counts once it ends
             totals = sheet_totals(client, game.id)
             names = [seat.player.name for seat in game.seats]
             n = len(totals)
@@ -294,29 +296,97 @@ def test_an_abandoned_game_counts_as_it_stood_and_the_rule_is_on_the_page(client
     assert client.post(f"/events/{event_id}/draw", data={}).status_code == 303
 
 
-def test_a_correction_after_the_session_ended_moves_the_standings_and_is_flagged(client, event_id):
-    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
-    client.post(f"/events/{event_id}/start")
-    play_session(client, event_id)
-    game = games(event_id)[0]
-    client.post(f"/events/{event_id}/draw", data={"seed": "5"})  # session 1 ends here
-    before = json.loads(client.get(f"/events/{event_id}/results.json").data)
-    assert "Standings changed" not in text(client.get(f"/events/{event_id}"))
+FLAG = "Standings changed: a game was corrected after it ended."
+
+
+def correct_first_game(client, game):
+    """Correct round 2 of the first table's game (played by ``rounds_for(size, 0)``): the
+    player who took both tricks had bid 2 after all."""
     size = len(game.seats)
     bids, took = rounds_for(size, 0)[1]
     fixed = list(bids)
-    fixed[(0 + 1) % size] = 2  # the player with both tricks had bid 2 after all
+    fixed[1 % size] = 2
     response = post(client, game.id, "rounds/2/edit", correction(fixed, took))
     assert response.status_code == 303, text(response)
-    after = json.loads(client.get(f"/events/{event_id}/results.json").data)
-    assert after["standings"] != before["standings"]
+
+
+def flagged(client, event_id):
+    """What the organiser's page and the board say of corrected games (None: nothing)."""
+    token = db.session.get(Event, event_id).board_token
+    pages = [text(client.get(f"/events/{event_id}")), text(client.get(f"/events/board/{token}"))]
+    said = [re.search(re.escape(FLAG) + r"\s*([^<]*)</p>", page) for page in pages]
+    assert said[0] is None or said[1] is not None, "the board must say what the page says"
+    return said[0] and said[0].group(1).strip()
+
+
+def standings_now(client, event_id):
+    return json.loads(client.get(f"/events/{event_id}/results.json").data)["standings"]
+
+
+def play_to(client, event_id, moment):
+    """Bring the event to ``moment``: the first table's game over while the others play,
+    the whole first session over, the second session drawn, or the event finished."""
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    client.post(f"/events/{event_id}/start")
+    first = games(event_id)[0]
+    if moment == "during the session":
+        play_game(client, first, rounds_for(len(first.seats), 0))
+        return first
+    play_session(client, event_id)
+    if moment in ("after the next draw", "after the event finished"):
+        assert client.post(f"/events/{event_id}/draw", data={"seed": "5"}).status_code == 303
+    if moment == "after the event finished":
+        client.post(f"/events/{event_id}/start")
+        play_session(client, event_id, offset=1)
+        assert client.post(f"/events/{event_id}/finish").status_code == 303
+    return first
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        "during the session",
+        "after the session ended",
+        "after the next draw",
+        "after the event finished",
+    ],
+)
+def test_a_game_corrected_after_it_ended_moves_the_standings_and_is_flagged(
+    client, event_id, moment
+):
+    game = play_to(client, event_id, moment)
+    before = standings_now(client, event_id)
+    assert flagged(client, event_id) is None
+    correct_first_game(client, game)
+    after = standings_now(client, event_id)
+    assert after != before
     points, score = independent_standings(client, event_id)
-    for line in after["standings"]:
-        assert line["score"] == score[line["player"]]
-        assert Fraction(line["points"]) == points[line["player"]]
-    page = text(client.get(f"/events/{event_id}"))
-    assert "Standings changed: a game was corrected after its session ended." in page
-    assert "Session 1, table 1" in page
+    for line in after:
+        assert line["score"] == score.get(line["player"], 0)
+        assert Fraction(line["points"]) == points.get(line["player"], 0)
+    assert flagged(client, event_id) == "Session 1, table 1"
+    if moment == "after the session ended":
+        # The next draw closes the session: the correction stays flagged, not absorbed.
+        assert client.post(f"/events/{event_id}/draw", data={"seed": "5"}).status_code == 303
+        assert flagged(client, event_id) == "Session 1, table 1"
+
+
+def test_a_correction_while_the_game_is_played_is_no_change_of_the_standings(client, event_id):
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    client.post(f"/events/{event_id}/start")
+    first, *others = games(event_id)
+    size = len(first.seats)
+    (bids, took), (bids_2, took_2) = rounds_for(size, 0)
+    play_game(client, first, [(bids, took)])
+    response = post(client, first.id, "rounds/1/edit", correction([0] * size, took))
+    assert response.status_code == 303, text(response)
+    dealer = rules.dealer_seat(first.first_dealer, 2, size)
+    assert play_round(client, first.id, 2, dealer, bids_2, took_2).status_code == 303
+    for number, game in enumerate(others, start=1):
+        play_game(client, game, rounds_for(len(game.seats), number))
+    assert flagged(client, event_id) is None
+    client.post(f"/events/{event_id}/draw", data={"seed": "5"})
+    assert flagged(client, event_id) is None
 
 
 def test_the_board_answers_304_until_a_round_is_saved(client, event_id):

@@ -316,7 +316,8 @@ def test_merge_on_the_page_and_its_refusal(client, ctx):
     assert answer.headers["Location"] == f"/players/{sonke}/edit"
     page = client.get(answer.headers["Location"]).get_data(as_text=True)
     assert "Soenke merged into Sönke." in page
-    assert client.get(f"/players/{soenke}").status_code == 404
+    # The merged player's saved link leads to the player kept.
+    assert client.get(f"/players/{soenke}").headers["Location"] == f"/players/{sonke}"
     # A double tap lands on the same page, and merges nothing more.
     again = client.post(f"/players/{soenke}/merge", data={"into": sonke, "request_key": "k1"})
     assert again.headers["Location"] == f"/players/{sonke}/edit"

@@ -106,18 +106,48 @@ def copy(source: sa.Connection, target: sa.Connection, progress: Progress) -> di
     return copied
 
 
-def reset_sequences(target: sa.Connection) -> None:
+def ids_given(source: sa.Connection) -> dict[str, int]:
+    """The highest id the ``source`` database ever gave in each table it keeps that number
+    for, beyond the rows present: SQLite's ``sqlite_sequence`` (tables with AUTOINCREMENT:
+    the players, whose numbers are never given again), PostgreSQL's sequences."""
+    if source.dialect.name == "sqlite":
+        kept = sa.inspect(source).has_table("sqlite_sequence")
+        rows = source.execute(sa.text("SELECT name, seq FROM sqlite_sequence")) if kept else []
+        return {name: int(seq) for name, seq in rows if seq is not None}
+    if source.dialect.name == "postgresql":
+        given = {}
+        for table in tables():
+            sequence = _sequence(source, table)
+            if sequence is not None:
+                last, called = source.execute(
+                    sa.text(f"SELECT last_value, is_called FROM {sequence}")
+                ).one()
+                if called:
+                    given[table.name] = int(last)
+        return given
+    return {}
+
+
+def _sequence(connection: sa.Connection, table: sa.Table) -> str | None:
+    if "id" not in table.c or not isinstance(table.c.id.type, sa.Integer):
+        return None
+    # None for an id without a sequence (the data version's single row).
+    return connection.scalar(sa.select(sa.func.pg_get_serial_sequence(table.name, "id")))
+
+
+def reset_sequences(target: sa.Connection, given: dict[str, int] | None = None) -> None:
     """PostgreSQL: every table's id sequence continues after the highest id copied (rows
-    inserted with their ids do not move it), so the next game or player gets a new id."""
+    inserted with their ids do not move it) and after every id the source ever gave
+    (``given``, :func:`ids_given`): the next player never gets the number of one merged
+    away, whose saved link and undone merge still mean them."""
     if target.dialect.name != "postgresql":
         return
     for table in tables():
-        if "id" not in table.c or not isinstance(table.c.id.type, sa.Integer):
+        sequence = _sequence(target, table)
+        if sequence is None:
             continue
-        sequence = target.scalar(sa.select(sa.func.pg_get_serial_sequence(table.name, "id")))
-        if sequence is None:  # an id without a sequence (the data version's single row)
-            continue
-        highest = target.scalar(sa.select(sa.func.max(table.c.id)))
+        present = target.scalar(sa.select(sa.func.max(table.c.id)))
+        highest = max(present or 0, (given or {}).get(table.name, 0)) or None
         target.execute(sa.select(sa.func.setval(sequence, highest or 1, highest is not None)))
 
 

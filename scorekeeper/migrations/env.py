@@ -88,10 +88,21 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
-        context.configure(connection=connection, target_metadata=get_metadata(), **conf_args)
+        # SQLite changes a table by rebuilding it: dropping the old one must not cascade to
+        # (or be refused by) the rows that refer to it. The pragma is a no-op within a
+        # transaction, so it is set on the driver's connection before the migrations begin
+        # (a migration that rebuilds a table checks the foreign keys before it commits).
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
+        try:
+            context.configure(connection=connection, target_metadata=get_metadata(), **conf_args)
 
-        with context.begin_transaction():
-            context.run_migrations()
+            with context.begin_transaction():
+                context.run_migrations()
+        finally:
+            if sqlite:
+                connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():

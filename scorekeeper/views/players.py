@@ -13,6 +13,7 @@ from flask import (
     request,
     url_for,
 )
+from werkzeug.exceptions import NotFound
 
 from .. import queries, ratings, roster
 from ..forms.history import PeriodFilter
@@ -42,12 +43,19 @@ def index() -> Response:
 def player(player_id: int) -> Response:
     # The same for everyone asking for the same period until something is stored (the
     # ratings depend on every game).
-    return render_read_only(
-        page_tag("player", player_id, queries.data_version()),
-        "players/player.html",
-        "players/_stats.html",
-        lambda: player_context(player_id),
-    )
+    try:
+        return render_read_only(
+            page_tag("player", player_id, queries.data_version()),
+            "players/player.html",
+            "players/_stats.html",
+            lambda: player_context(player_id),
+        )
+    except NotFound:
+        # A saved link of a player merged away leads to the player kept; 302, not 301: an
+        # undo of the merge brings the old page back.
+        if (kept := roster.merged_into(player_id)) is None:
+            raise
+        return redirect(url_for("players.player", player_id=kept, **request.args), 302)
 
 
 def player_context(player_id: int) -> tuple[int, dict[str, Any]]:

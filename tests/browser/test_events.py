@@ -139,3 +139,100 @@ def test_an_evening_of_three_tables_from_setup_to_standings(
         dark.goto(board_url)
         check_page(dark, axe, f"board ({scheme})", problems)
     assert not problems, "\n".join(problems)
+
+
+FAR_ZONE = "Pacific/Auckland"
+CORRECTION_FLAG = "Standings changed: a game was corrected after it ended."
+
+
+def set_up_small_event(page: Page, url: str, names: list[str]) -> int:
+    """Three players, one table, two sessions of one round each."""
+    page.goto(f"{url}/events/new")
+    page.get_by_label("Name of the event").fill("Late night")
+    for count, name in enumerate(names, start=1):
+        page.get_by_placeholder("New player’s name").fill(name)
+        page.get_by_role("button", name="Add", exact=True).click()
+        expect(page.locator(".event-players .setup-seat")).to_have_count(count)
+    page.locator(".setup-dealers label", has_text="3").click()
+    page.get_by_label("Sessions (rounds of play)").fill("2")
+    page.locator("label.setup-choice", has=page.locator('input[value="first_n"]')).click()
+    page.get_by_label("Rounds to play").fill("1")
+    page.locator("label.setup-choice", has=page.locator('input[value="free"]')).click()
+    page.get_by_role("button", name="Create event").click()
+    expect(page.locator("h1")).to_have_text("Late night")
+    return int(page.url.rsplit("/", 1)[1])
+
+
+def test_a_game_corrected_before_the_next_draw_is_flagged_far_from_utc(
+    browser, phone, live_server, screenshot
+):
+    """The issue's evening, with every browser in Auckland: Ann wins the first session's
+    one-card game, the round is corrected on the score sheet so that Cid wins, before the
+    second session is drawn. The organiser's page and the projector's board say that the
+    standings changed, then and after the next draw."""
+    names = ["Ann", "Bob", "Cid"]
+    organiser = phone(timezone_id=FAR_ZONE)
+    event_id = set_up_small_event(organiser, live_server.url, names)
+    organiser.get_by_role("button", name="Draw the seating").click()
+    organiser.get_by_role("button", name="Start the games").click()
+    link = organiser.get_by_role("link", name="Open as the table phone").get_attribute("href")
+    with live_server.app.app_context():
+        event = db.session.get(Event, event_id)
+        token = event.board_token
+        game = db.session.get(Game, event.sessions[0].tables[0].game_id)
+        seat_of = {seat.player.name: seat.position for seat in game.seats}
+        dealer = game.first_dealer
+    bid_order = [(dealer + step) % 3 for step in range(1, 4)]
+
+    projector = browser.new_context(viewport={"width": 1920, "height": 1080}, timezone_id=FAR_ZONE)
+    try:
+        board = projector.new_page()
+        board.goto(f"{live_server.url}/events/board/{token}")
+
+        table = phone(timezone_id=FAR_ZONE)
+        table.goto(link)
+        table.locator(".trump-row").first.get_by_role("button", name="Hearts").click()
+        for seat in bid_order:
+            before = table.locator("#table").get_attribute("data-version")
+            value = 1 if seat == seat_of["Ann"] else 0
+            table.locator(f'.bid-button[value="{value}"]').click()
+            expect(table.locator("#table")).not_to_have_attribute("data-version", before)
+        for seat in range(3):
+            took = 1 if seat == seat_of["Ann"] else 0
+            table.locator(f'label.chip:has(input[name="tricks_{seat}"][value="{took}"])').click()
+        table.get_by_role("button", name="Save round").click()
+        expect(table.locator(".winner")).to_contain_text("Ann")
+        expect(board.locator(".event-standings tbody tr").first).to_contain_text("Ann")
+
+        # The correction, on the score sheet: Cid bid the card and took it, Ann bid nothing.
+        table.get_by_role("link", name="Score sheet").click()
+        table.get_by_role("link", name="Correct round 1").click()
+        for seat in range(3):
+            value = 1 if seat == seat_of["Cid"] else 0
+            for field in ("bid", "tricks"):
+                table.locator(
+                    f'label.chip:has(input[name="{field}_{seat}"][value="{value}"])'
+                ).click()
+        table.get_by_role("button", name="Save correction").click()
+        expect(table.locator("table.score-sheet")).to_be_visible()
+
+        # The board follows by itself and says why its standings moved.
+        first_line = board.locator(".event-standings tbody tr").first
+        expect(first_line).to_contain_text("Cid", timeout=20_000)
+        expect(first_line.locator("td.total")).to_have_text("1.00")
+        expect(board.locator(".event-flag")).to_contain_text(CORRECTION_FLAG)
+        expect(board.locator(".event-flag")).to_contain_text("Session 1, table 1")
+        screenshot(board, "event-board-corrected-1920")
+        organiser.goto(f"{live_server.url}/events/{event_id}")
+        expect(organiser.locator(".event-flag")).to_contain_text(CORRECTION_FLAG)
+        expect(organiser.locator(".event-table", has_text="Cid")).to_contain_text("corrected")
+
+        # Drawing the next session closes the first: the correction stays flagged.
+        organiser.get_by_role("button", name="Draw the seating").click()
+        expect(organiser.locator(".event-seed")).to_be_visible()
+        expect(organiser.locator(".event-flag")).to_contain_text("Session 1, table 1")
+        board.reload()
+        expect(board.locator(".event-flag")).to_contain_text("Session 1, table 1")
+        expect(board.locator(".event-standings tbody tr").first).to_contain_text("Cid")
+    finally:
+        projector.close()

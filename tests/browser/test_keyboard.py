@@ -8,7 +8,10 @@ from scorekeeper.extensions import db
 from scorekeeper.models import Game
 from scorekeeper.queries import game_query
 from scorekeeper.records import round_records
+from tests.browser.conftest import console_errors
+from tests.browser.page_states import setup_client
 from tests.factories import new_game
+from tests.play_helpers import bid, trump
 
 SIX = ("Anneliese", "Bartholomew", "Cordelia", "Dmitri", "Evangeline", "Fitzgerald")
 # Dealer Anneliese (seat 0): Bartholomew bids first and leads, Anneliese bids last.
@@ -108,3 +111,55 @@ def test_two_digits_make_a_bid_of_ten_or_more(page, live_server):
     focused_is(page, page.locator('.bid-button[value="0"]'))
     page.keyboard.press("3")  # cannot begin a larger number: sent at once
     expect(page.locator(".bid-list li.done").nth(2)).to_contain_text("3")
+
+
+FOUR = ("Ann", "Bob", "Cara", "Dan")
+
+
+def four_at_tricks(live_server) -> int:
+    """A four-player game at round 1's tricks (3 cards; Ann deals, Bob bids first)."""
+    plan = rules.RoundPlan(rules.PlanKind.CUSTOM, custom=(3, 3))
+    with setup_client(live_server.app) as client:
+        game_id = new_game(FOUR, bid_rule="free", plan=plan)
+        assert trump(client, game_id, 1).status_code == 303
+        for seat in (1, 2, 3, 0):
+            assert bid(client, game_id, 1, seat, 1 if seat in (1, 2) else 0).status_code == 303
+    return game_id
+
+
+def test_the_tricks_step_costs_one_tab_per_player_and_every_bid_stays_changeable(
+    page, live_server, screenshot
+):
+    game_id = four_at_tricks(live_server)
+    errors = console_errors(page)
+    page.goto(f"{live_server.url}/games/{game_id}")
+    page.locator(".skip-link").focus()
+    page.keyboard.press("Enter")
+    play_order = (1, 2, 3, 0)
+    focused_is(page, page.locator(f'input[name="tricks_{play_order[0]}"][value="0"]'))
+    # One Tab from a player's chips to the next player's: no stop in between.
+    for seat in play_order[1:]:
+        page.keyboard.press("Tab")
+        focused_is(page, page.locator(f'input[name="tricks_{seat}"][value="0"]'))
+    page.keyboard.press("Tab")
+    focused_is(page, page.locator(".save-row").get_by_role("button", name="Save round"))
+
+    # Past Save, one stop opens every bid of the round to change it.
+    page.keyboard.press("Tab")
+    change = page.locator(".bid-changes > summary")
+    focused_is(page, change)
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    focused_is(page, page.locator(".bid-changes a", has_text="Bob"))
+    screenshot(page, "tricks-change-a-bid-390")
+    page.keyboard.press("Tab")
+    cara = page.locator(".bid-changes a", has_text="Cara")
+    focused_is(page, cara)
+    page.keyboard.press("Enter")
+    expect(page.locator("#step-title")).to_have_text("Change the bid of Cara")
+
+    # A tap on a bid in a player's row opens the same pad, and htmx logs nothing.
+    page.get_by_role("link", name="Keep this bid").click()
+    page.locator(".player-row legend a.bid-made").first.click()
+    expect(page.locator("#step-title")).to_have_text("Change the bid of Bob")
+    assert not errors, errors
