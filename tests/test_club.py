@@ -285,7 +285,7 @@ def test_two_hosts_on_one_database_and_one_redis_are_one_instance(
         assert status == 200, "a sign-in on one host is valid on the other"
         assert "Ann" in page
 
-        # A write on one host is what the other shows at its next read (its kept page too).
+        # A write on one host is what the other shows at its next read.
         fields = phone.form(f"{one}/players/{ann}/edit")
         renamed = phone.request(f"{one}/players/{ann}/rename", {**fields, "name": "Annika"})
         assert renamed[0] == 303
@@ -293,8 +293,8 @@ def test_two_hosts_on_one_database_and_one_redis_are_one_instance(
         assert status == 200
         assert "Annika" in page
 
-        # Signing out on the second host revokes the sign-in on both.
-        fields = phone.form(f"{two}/players/{ann}")
+        # Signing out on the second host (the home page's lock) revokes the sign-in on both.
+        fields = phone.form(f"{two}/")
         assert phone.request(f"{two}/logout", {"csrf_token": fields["csrf_token"]})[0] == 303
         assert phone.request(f"{one}/players/{ann}")[0] == 303
         assert phone.request(f"{two}/players/{ann}")[0] == 303

@@ -92,12 +92,21 @@ def test_an_answer_being_sent_when_the_loop_stops_frees_its_app_thread():
 
 
 def close(loop: asyncio.AbstractEventLoop) -> None:
-    """Let what was left on the stopped loop end, then close it."""
-    pending = asyncio.all_tasks(loop)
-    for task in pending:
-        task.cancel()
-    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-    loop.close()
+    """Let what was left on the stopped loop end, then close it: in a thread of its own,
+    where no other loop runs (a browser test's Playwright keeps one running in the test
+    process's main thread)."""
+
+    def finish() -> None:
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.close()
+
+    closing = threading.Thread(target=finish)
+    closing.start()
+    closing.join(30)
+    assert loop.is_closed()
 
 
 @pytest.mark.parametrize("body", [b"", b"a=1&b=2"])
