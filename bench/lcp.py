@@ -16,7 +16,7 @@ Protocol: Network.emulateNetworkConditions, Emulation.setCPUThrottlingRate):
 Each is the median of --runs runs; the LCP is read from the page's own
 PerformanceObserver. Then one visit walks home → games list → a game's page → a player's
 page → the ladder → setup and prints the bytes each later page took on the wire (the
-document and every resource, headers included: the DevTools protocol's encodedDataLength —
+document and every resource as received, headers included: Playwright's request sizes —
 the Resource Timing API's transferSize counts some compressed documents decoded). Targets (issue
 #29): first visit <= 1.3x and repeat visit <= 1.1x the static page's LCP; a later page of a
 visit <= 8 KB. Run from the project root:
@@ -87,18 +87,13 @@ LCP = """() => new Promise(resolve => {
 })"""
 
 
-def throttled(context, received: list[int] | None = None):
-    """A page of ``context`` with the phone's network and processor; ``received`` gets the
-    bytes each finished request took on the wire (Chromium's own count, headers included)."""
+def throttled(context):
+    """A page of ``context`` with the phone's network and processor."""
     page = context.new_page()
     session = context.new_cdp_session(page)
     session.send("Network.enable")
     session.send("Network.emulateNetworkConditions", NETWORK)
     session.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
-    if received is not None:
-        session.on(
-            "Network.loadingFinished", lambda done: received.append(done["encodedDataLength"])
-        )
     return page
 
 
@@ -117,16 +112,19 @@ def visits(browser, url: str, runs: int) -> tuple[float, float]:
 
 
 def walk(browser, base: str, pages: dict[str, str]) -> dict[str, int]:
-    """The bytes each page of one visit took on the wire, in :data:`WALK`'s order."""
+    """The bytes each page of one visit took on the wire, in :data:`WALK`'s order: every
+    request's response headers and body as received (Playwright's ``Request.sizes``)."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
-    received: list[int] = []
-    page = throttled(context, received)
+    page = throttled(context)
+    finished = []
+    page.on("requestfinished", finished.append)
     taken = {}
     for name in WALK:
-        received.clear()
+        finished.clear()
         page.goto(base + pages[name], wait_until="load")
         page.wait_for_timeout(400)  # the scripts the loader starts after the first paint
-        taken[name] = sum(received)
+        sizes = [request.sizes() for request in finished]
+        taken[name] = sum(size["responseHeadersSize"] + size["responseBodySize"] for size in sizes)
     context.close()
     return taken
 
