@@ -379,6 +379,42 @@ class HandResult(db.Model):
     )
 
 
+class PlayerFigures(db.Model):
+    """A player's all-time figures over their finished games (the player page without a
+    period), added up from the seat results by :mod:`scorekeeper.figures` in the same
+    transaction as every change to those results, so the page reads one row. Derived: not
+    in a backup (a restore stores them again), and a player without finished games has none.
+    Head-to-head keeps player ids (names are read with the page: a rename changes no figure).
+    """
+
+    __tablename__ = "player_figures"
+
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    games: Mapped[int]
+    wins: Mapped[int]
+    points: Mapped[int]
+    bids: Mapped[int]
+    hits: Mapped[int]
+    zero_bids: Mapped[int]
+    zero_hits: Mapped[int]
+    over_rounds: Mapped[int]
+    over_tricks: Mapped[int]
+    under_rounds: Mapped[int]
+    under_tricks: Mapped[int]
+    longest_streak: Mapped[int]
+    # The best and the worst game: [game id, start time (ISO), final total].
+    best: Mapped[list[Any]] = mapped_column(sa.JSON)
+    worst: Mapped[list[Any]] = mapped_column(sa.JSON)
+    # [[hand size, bids met, bids], ...] in hand size order.
+    by_hand_size: Mapped[list[list[int]]] = mapped_column(sa.JSON)
+    # [[other player id, games, ahead, behind, level], ...]
+    head_to_head: Mapped[list[list[int]]] = mapped_column(sa.JSON)
+    # The bidding figures as one seat's (reports.bidding.summed).
+    bidding: Mapped[list[int]] = mapped_column(sa.JSON)
+
+
 class Change(db.Model):
     """Append-only history of a game: what changed, before, after, when."""
 

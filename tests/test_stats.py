@@ -220,6 +220,10 @@ def test_the_page_figures_stored_per_game_add_up_to_the_definition(db_app):
         for name in names:
             expected = player_stats(ids[name], oracle_games(ids[name]))
             assert queries.player_stats(ids[name], []) == expected, name
+            # The all-time figures stored with the results are the same.
+            stored, bidding_stored = queries.stored_figures(ids[name])
+            assert stored == expected, name
+            assert bidding_stored == queries.bidding_figures(ids[name], []), name
             after = player_stats(ids[name], oracle_games(ids[name], queries.day_start(since)))
             assert queries.player_stats(ids[name], conditions) == after, name
         assert max(player_stats(ids[n], oracle_games(ids[n])).longest_streak for n in names) > 4
