@@ -38,6 +38,7 @@ from .models import (
     Round,
     Seat,
     SeatResult,
+    raise_finished_version,
     sqlite_write_lock,
 )
 from .records import round_records, rules_of
@@ -142,6 +143,8 @@ def store(session: Session, game_ids: Iterable[int]) -> int:
             for game in games
             if game.status == GameStatus.FINISHED or game.id in were_finished
         ]
+        if gone := were_finished.intersection(batch) - {game.id for game in games}:
+            finished.extend(gone)  # deleted: its seats named their players (_note_games)
         if finished:
             # The players of the stored rows (before a seat changed hands) and of the seats.
             figures.due(
@@ -233,8 +236,15 @@ def _note_games(session: Session, _context: Any) -> None:
     for instance in chain(session.new, session.dirty, session.deleted):
         if isinstance(instance, Game):
             games.add(instance.id)
-            if GameStatus.FINISHED in sa.inspect(instance).attrs.status.history.deleted:
+            state = sa.inspect(instance)
+            # A deleted game's status as it was loaded (nothing is loaded after a flush).
+            deleted = state.deleted and state.dict.get("status") == GameStatus.FINISHED
+            if deleted or GameStatus.FINISHED in state.attrs.status.history.deleted:
                 session.info.setdefault(_WERE_FINISHED, set()).add(instance.id)
+        elif isinstance(instance, Seat) and instance in session.deleted:
+            # Its game's results go with it: its player's figures are stored again.
+            figures.due(session, [instance.player_id])
+            games.add(instance.game_id)
         elif isinstance(instance, Seat | Round) and instance.game_id is not None:
             games.add(instance.game_id)
         elif isinstance(instance, Entry) and instance.round_id is not None:
@@ -258,6 +268,8 @@ def _store_due(session: Session) -> None:
             store(session, games)
         session.info.pop(_WERE_FINISHED, None)
     if figures.pending(session):
+        # A finished game's results changed (or changed hands): the ladders' check too.
+        raise_finished_version(session)
         figures.store(session, figures.take_due(session))
 
 
@@ -316,6 +328,8 @@ def refresh(
         with sqlite_write_lock():
             try:
                 figures.store(session, players | set(figures.missing(session)))
+                if players:
+                    raise_finished_version(session)
                 session.commit()
             except (sa.exc.IntegrityError, sa.exc.OperationalError):
                 # Figures stored by a write at the same moment (PostgreSQL): the next refresh

@@ -60,7 +60,7 @@ def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
         "player": found,
         "form": form,
         "stats": None,
-        "rating_chart": rating_chart(history.points),
+        "rating_chart": rating_chart(history.points, history.games),
         "ratings_updating": history.updating,
     }
     if not form.validate():
