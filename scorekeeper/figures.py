@@ -16,7 +16,7 @@ committed row is always what the committed results add up to.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -33,6 +33,7 @@ from .models import (
 from .reports import bidding, stats
 
 _DUE = "scorekeeper_figures_due"
+_ADDED = "scorekeeper_figures_added"
 
 
 # --- adding up the seat results -------------------------------------------------------------
@@ -205,23 +206,147 @@ def bidding_seats(
 
 
 def due(session: Session, player_ids: Iterable[int]) -> None:
-    """These players' all-time figures are stored again when ``session`` commits."""
+    """These players' all-time figures are computed again when ``session`` commits."""
     session.info.setdefault(_DUE, set()).update(player_ids)
+
+
+def added(session: Session, game_id: int, player_ids: Iterable[int]) -> None:
+    """This game was finished in ``session``'s transaction: when it commits, each of these
+    players' stored figures take it in (a few small queries), or are computed again when it
+    is not their latest game in the order played."""
+    games: dict[int, set[int]] = session.info.setdefault(_ADDED, {})
+    for player_id in player_ids:
+        games.setdefault(player_id, set()).add(game_id)
 
 
 def pending(session: Session) -> bool:
     """Whether some player's figures are to be stored when ``session`` commits."""
-    return bool(session.info.get(_DUE))
+    return bool(session.info.get(_DUE) or session.info.get(_ADDED))
 
 
 def take_due(session: Session) -> set[int]:
-    """The players named by :func:`due` (no longer due: the caller stores them)."""
-    return session.info.pop(_DUE, set())
+    """Every player whose figures are due (no longer due: the caller computes them again)."""
+    return session.info.pop(_DUE, set()) | set(session.info.pop(_ADDED, {}))
 
 
 def forget_due(session: Session) -> None:
     """The transaction was rolled back: nothing is due any more."""
     session.info.pop(_DUE, None)
+    session.info.pop(_ADDED, None)
+
+
+def store_pending(session: Session) -> None:
+    """Store the figures due in ``session``'s transaction: newly finished games added to
+    what is stored where they come last, every other player's computed again."""
+    due = session.info.pop(_DUE, set())
+    games = {p: ids for p, ids in session.info.pop(_ADDED, {}).items() if p not in due}
+    store(session, due | _add_games(session, games))
+
+
+def _add_games(session: Session, games: dict[int, set[int]]) -> set[int]:
+    """Add each player's newly finished games to their stored figures, in a fixed number of
+    queries; returns the players for whom that cannot be done (no figures yet, or a game
+    played before their last one: the streak follows the order played)."""
+    if not games:
+        return set()
+    session.flush()
+    stored = {
+        row.player_id: row
+        for row in session.scalars(
+            sa.select(PlayerFigures).where(PlayerFigures.player_id.in_(sorted(games)))
+        )
+    }
+    game_ids = sorted(set().union(*games.values()))
+    seats: dict[int, list[Any]] = {}
+    for row in session.execute(
+        sa.select(SeatResult, Game.created_at)
+        .join(Game, Game.id == SeatResult.game_id)
+        .where(SeatResult.game_id.in_(game_ids))
+    ):
+        seats.setdefault(row.SeatResult.game_id, []).append(row)
+    hands: dict[tuple[int, int], list[Any]] = {}
+    for hand in session.execute(
+        sa.select(HandResult.game_id, HandResult.seat, HandResult.hand_size, HandResult.hits)
+        .add_columns(HandResult.bids)
+        .where(HandResult.game_id.in_(game_ids))
+    ):
+        hands.setdefault((hand.game_id, hand.seat), []).append(hand)
+    again = set()
+    for player_id, ids in games.items():
+        figures = stored.get(player_id)
+        mine = sorted(
+            (
+                (row.created_at, row.SeatResult.game_id, row.SeatResult, seats[game_id])
+                for game_id in ids
+                for row in seats.get(game_id, ())
+                if row.SeatResult.player_id == player_id
+            ),
+            key=lambda game: game[:2],
+        )
+        last = (_aware(figures.last_game_at), figures.last_game_id) if figures else None
+        if last is None or len(mine) != len(ids) or (_aware(mine[0][0]), mine[0][1]) <= last:
+            again.add(player_id)
+            continue
+        for created_at, game_id, seat, table in mine:
+            _add_game(figures, created_at, seat, table, hands.get((game_id, seat.seat), []))
+    return again
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives naive UTC times back; PostgreSQL aware ones."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _add_game(
+    figures: PlayerFigures,
+    created_at: datetime,
+    seat: SeatResult,
+    table: Sequence[Any],
+    hands: Sequence[Any],
+) -> None:
+    """Take one finished game, played after every game in ``figures``, into them: what
+    :func:`player_stats` would add up with it."""
+    figures.games += 1
+    figures.wins += int(seat.winner)
+    figures.points += seat.total
+    figures.bids += seat.bids
+    figures.hits += seat.hits
+    figures.zero_bids += seat.zero_bids
+    figures.zero_hits += seat.zero_hits
+    figures.over_rounds += seat.over_rounds
+    figures.over_tricks += seat.over_tricks
+    figures.under_rounds += seat.under_rounds
+    figures.under_tricks += seat.under_tricks
+    this_game = [seat.game_id, created_at.isoformat(), seat.total]
+    if seat.total > figures.best[2]:  # on a tie the earlier game stays
+        figures.best = this_game
+    if seat.total < figures.worst[2]:
+        figures.worst = this_game
+    if seat.missed:
+        figures.longest_streak = max(
+            figures.longest_streak, figures.open_run + seat.streak_first, seat.streak_best
+        )
+        figures.open_run = seat.streak_last
+    else:
+        figures.open_run += seat.hits
+        figures.longest_streak = max(figures.longest_streak, figures.open_run)
+    sizes = {size: [hits, tries] for size, hits, tries in figures.by_hand_size}
+    for hand in hands:
+        line = sizes.setdefault(hand.hand_size, [0, 0])
+        line[0] += hand.hits
+        line[1] += hand.bids
+    figures.by_hand_size = [[size, *sizes[size]] for size in sorted(sizes)]
+    lines = {line[0]: list(line) for line in figures.head_to_head}
+    for other in table:
+        theirs = other.SeatResult
+        if theirs.seat == seat.seat:
+            continue
+        line = lines.setdefault(theirs.player_id, [theirs.player_id, 0, 0, 0, 0])
+        line[1] += 1
+        line[2 if seat.total > theirs.total else 3 if seat.total < theirs.total else 4] += 1
+    figures.head_to_head = list(lines.values())
+    figures.bidding = bidding.summed([figures.bidding, seat.bidding])
+    figures.last_game_at, figures.last_game_id = created_at, seat.game_id
 
 
 def store(session: Session, player_ids: Iterable[int]) -> int:
@@ -267,11 +392,47 @@ def store(session: Session, player_ids: Iterable[int]) -> int:
                     for line in figures.head_to_head
                 ],
                 "bidding": bidding.summed(bidding_seats(session, player_id, [])),
+                **_last_game(session, player_id),
             }
         )
     if rows:
         session.execute(sa.insert(PlayerFigures), rows)
     return len(rows)
+
+
+def _last_game(session: Session, player_id: int) -> dict[str, Any]:
+    """The player's last finished game in the order played, and the bids met in a row since
+    their last miss (across the clean games after it)."""
+    mine = (
+        sa.select(SeatResult, Game.created_at)
+        .join(Game, Game.id == SeatResult.game_id)
+        .where(SeatResult.player_id == player_id, Game.status == GameStatus.FINISHED)
+        .subquery()
+    )
+    newest = (mine.c.created_at.desc(), mine.c.game_id.desc())
+    last = session.execute(
+        sa.select(mine.c.created_at, mine.c.game_id).order_by(*newest).limit(1)
+    ).one()
+    miss = session.execute(
+        sa.select(mine.c.created_at, mine.c.game_id, mine.c.streak_last)
+        .where(mine.c.missed)
+        .order_by(*newest)
+        .limit(1)
+    ).first()
+    after = (
+        sa.or_(
+            mine.c.created_at > miss.created_at,
+            sa.and_(mine.c.created_at == miss.created_at, mine.c.game_id > miss.game_id),
+        )
+        if miss is not None
+        else sa.true()
+    )
+    clean = session.scalar(sa.select(sa.func.coalesce(sa.func.sum(mine.c.hits), 0)).where(after))
+    return {
+        "last_game_at": last.created_at,
+        "last_game_id": last.game_id,
+        "open_run": int(clean) + (miss.streak_last if miss is not None else 0),
+    }
 
 
 def _game_total(game: stats.GameTotal | None) -> list[Any]:

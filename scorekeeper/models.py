@@ -418,6 +418,11 @@ class PlayerFigures(db.Model):
     head_to_head: Mapped[list[list[int]]] = mapped_column(sa.JSON)
     # The bidding figures as one seat's (reports.bidding.summed).
     bidding: Mapped[list[int]] = mapped_column(sa.JSON)
+    # The last game in the order played, and the bids met in a row since the last miss: a
+    # game finished after it is added to these figures without adding up the others.
+    last_game_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True))
+    last_game_id: Mapped[int]
+    open_run: Mapped[int]
 
 
 class Change(db.Model):

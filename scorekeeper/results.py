@@ -55,6 +55,8 @@ _DUE_ROUNDS = "scorekeeper_results_due_rounds"
 # Games that were finished before this transaction changed their status (an undo of the
 # last round): their players' figures change too.
 _WERE_FINISHED = "scorekeeper_results_were_finished"
+# Games finished in this transaction (from in progress, or made finished).
+_NOW_FINISHED = "scorekeeper_results_now_finished"
 
 
 def seat_results(game: Game) -> list[SeatResult]:
@@ -136,12 +138,18 @@ def store(session: Session, game_ids: Iterable[int]) -> int:
     ids = sorted(set(game_ids))
     stored = 0
     were_finished = session.info.get(_WERE_FINISHED, set())
+    now_finished = session.info.get(_NOW_FINISHED, set()) - were_finished
     for batch in _batches(ids):
         games = _games_as_stored(session, batch)
+        for game in games:
+            if game.id in now_finished and game.status == GameStatus.FINISHED:
+                # Counted in no figure before: added to its players' stored figures.
+                figures.added(session, game.id, (seat.player_id for seat in game.seats))
         finished = [
             game.id
             for game in games
-            if game.status == GameStatus.FINISHED or game.id in were_finished
+            if (game.status == GameStatus.FINISHED and game.id not in now_finished)
+            or game.id in were_finished
         ]
         if gone := were_finished.intersection(batch) - {game.id for game in games}:
             finished.extend(gone)  # deleted: its seats named their players (_note_games)
@@ -239,8 +247,11 @@ def _note_games(session: Session, _context: Any) -> None:
             state = sa.inspect(instance)
             # A deleted game's status as it was loaded (nothing is loaded after a flush).
             deleted = state.deleted and state.dict.get("status") == GameStatus.FINISHED
-            if deleted or GameStatus.FINISHED in state.attrs.status.history.deleted:
+            status = state.attrs.status.history
+            if deleted or GameStatus.FINISHED in status.deleted:
                 session.info.setdefault(_WERE_FINISHED, set()).add(instance.id)
+            elif GameStatus.FINISHED in status.added:
+                session.info.setdefault(_NOW_FINISHED, set()).add(instance.id)
         elif isinstance(instance, Seat) and instance in session.deleted:
             # Its game's results go with it: its player's figures are stored again.
             figures.due(session, [instance.player_id])
@@ -267,10 +278,11 @@ def _store_due(session: Session) -> None:
         if games:
             store(session, games)
         session.info.pop(_WERE_FINISHED, None)
+        session.info.pop(_NOW_FINISHED, None)
     if figures.pending(session):
         # A finished game's results changed (or changed hands): the ladders' check too.
         raise_finished_version(session)
-        figures.store(session, figures.take_due(session))
+        figures.store_pending(session)
 
 
 @event.listens_for(Session, "after_rollback")
@@ -278,6 +290,7 @@ def _forget_due(session: Session) -> None:
     session.info.pop(_DUE, None)
     session.info.pop(_DUE_ROUNDS, None)
     session.info.pop(_WERE_FINISHED, None)
+    session.info.pop(_NOW_FINISHED, None)
     figures.forget_due(session)
 
 

@@ -33,12 +33,15 @@ def upgrade():
                 "under_rounds",
                 "under_tricks",
                 "longest_streak",
+                "last_game_id",
+                "open_run",
             )
         ),
         *(
             sa.Column(name, sa.JSON(), nullable=False)
             for name in ("best", "worst", "by_hand_size", "head_to_head", "bidding")
         ),
+        sa.Column("last_game_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["player_id"],
             ["players.id"],
