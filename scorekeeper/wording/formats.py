@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
+from decimal import ROUND_HALF_EVEN, Decimal
 from zoneinfo import ZoneInfo
 
 from babel import Locale, dates, numbers
@@ -68,9 +69,40 @@ def _locale(name: str) -> Locale:
     return Locale.parse(name)
 
 
+_TENTH = Decimal("0.1")
+
+
+@functools.lru_cache(maxsize=16)
+def _marks(name: str) -> tuple[str, str]:
+    locale = _locale(name)
+    return numbers.get_decimal_symbol(locale), numbers.get_minus_sign_symbol(locale)
+
+
 def one_decimal(value: float) -> str:
     """A number with one decimal, in the language's decimal mark ("2,5" in German)."""
+    if isinstance(value, int | float) and abs(value) < 999.9:
+        # What Babel writes ("#,##0.0": the number as written, rounded half to even, the
+        # sign of the number before rounding), without its pattern machinery: no group
+        # separator below 1,000. A rating table writes 120 of them.
+        written = Decimal(str(value))
+        rounded = abs(written).quantize(_TENTH, ROUND_HALF_EVEN)
+        decimal_mark, minus = _marks(locale_name())
+        digits = f"{rounded:f}".replace(".", decimal_mark)
+        return minus + digits if written.is_signed() else digits
     return numbers.format_decimal(value, format=_ONE_DECIMAL, locale=_locale(locale_name()))
+
+
+def percent(value: float) -> str:
+    """A share as the language writes a percentage ("41 %"), as Flask-Babel's
+    ``format_percent`` writes it (the same shares come back on every page: each is written
+    once per language)."""
+    # By the number as written: Babel reads it so, and -0.0 (== 0.0) is written "-0%".
+    return _percent(str(value), locale_name())
+
+
+@functools.lru_cache(maxsize=4096)
+def _percent(written: str, locale: str) -> str:
+    return numbers.format_percent(Decimal(written), locale=_locale(locale))
 
 
 def day(moment: datetime, width: str = "medium") -> str:
