@@ -259,18 +259,18 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
     """One page of the games list, newest first, with each game's outcome from its stored
     seat results (stored with the facts: nothing computed here): a fixed number of queries, no
     score sheet."""
-    matching = sa.select(Game.id).where(*game_filter.conditions())
+    conditions = game_filter.conditions()
+    matching = sa.select(Game.id).where(*conditions)
     total = db.session.scalar(sa.select(sa.func.count()).select_from(matching.subquery())) or 0
-    ids = list(
-        db.session.scalars(
-            matching.order_by(Game.created_at.desc(), Game.id.desc())
-            .limit(GAMES_PER_PAGE)
-            .offset((page - 1) * GAMES_PER_PAGE)
-        )
-    )
+    # Only the page's rows, newest first (the index on the start time finds them).
     games = db.session.execute(
-        sa.select(Game.id, Game.created_at, Game.status, Game.rules).where(Game.id.in_(ids))
+        sa.select(Game.id, Game.created_at, Game.status, Game.rules)
+        .where(*conditions)
+        .order_by(Game.created_at.desc(), Game.id.desc())
+        .limit(GAMES_PER_PAGE)
+        .offset((page - 1) * GAMES_PER_PAGE)
     ).all()
+    ids = [game.id for game in games]
     by_game: dict[int, list[sa.Row[Any]]] = defaultdict(list)
     for row in db.session.execute(
         sa.select(*(getattr(SeatResult, name) for name in results.OUTCOME_FIELDS), Player.name)
@@ -278,10 +278,9 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
         .where(SeatResult.game_id.in_(ids))
     ):
         by_game[row.game_id].append(row)
-    order = {game_id: index for index, game_id in enumerate(ids)}
     parsed = _rules_parser()
     listings = []
-    for game in sorted(games, key=lambda game: order[game.id]):
+    for game in games:
         seats = sorted(by_game[game.id], key=lambda row: row.seat)
         listings.append(
             GameListing(

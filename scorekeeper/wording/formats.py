@@ -24,7 +24,7 @@ def names_list(items: Iterable[object]) -> str:
     words = [str(item) for item in items]
     if not words:
         return ""
-    return format_list(words, locale=get_locale() or "en")
+    return format_list(words, locale=_locale(locale_name()))
 
 
 def markup_list(items: Iterable[object]) -> Markup:
