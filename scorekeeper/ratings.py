@@ -35,6 +35,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import chain
 from typing import Any
 
 import sqlalchemy as sa
@@ -184,12 +185,14 @@ def refresh(
         first = first_change(session, ladder.key, starts_at)
         if first is None:
             if seen != finished:  # nothing to rate: the standings and the version to record
+                standings = _standing_rows(session, ladder_id, None)
                 session.rollback()
-                _store(session, ladder_id, generation, finished)
+                _store(session, ladder_id, generation, finished, standings)
             return False
-        rows = _rate_from(session, ladder_id, starts_at, first, progress)
+        kept, game_rows, rating_rows = _rate_from(session, ladder_id, starts_at, first, progress)
+        standings = _standing_rows(session, ladder_id, kept, game_rows, rating_rows)
         session.rollback()
-        _store(session, ladder_id, generation, finished, *rows)
+        _store(session, ladder_id, generation, finished, standings, kept, game_rows, rating_rows)
     return True
 
 
@@ -546,11 +549,12 @@ def _store(
     ladder_id: int,
     generation: int,
     finished: int,
+    standings: Sequence[dict[str, Any]],
     kept: int | None = None,
     game_rows: Sequence[dict[str, Any]] = (),
     rating_rows: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """Replace the ladder's rows from ``kept`` on (none when ``None``), then its standings,
+    """Replace the ladder's rows from ``kept`` on (none when ``None``) and its standings,
     and record the finished games' version they are current with, unless another page wrote
     the ladder since ``generation`` was read (then the next page finds what is still stale)."""
     with sqlite_write_lock():
@@ -572,7 +576,6 @@ def _store(
                 session.execute(sa.insert(LadderGame), game_rows)
                 session.execute(sa.insert(LadderRating), rating_rows)
             session.execute(sa.delete(LadderStanding).where(LadderStanding.ladder_id == ladder_id))
-            standings = _standing_rows(session, ladder_id)
             if standings:
                 session.execute(sa.insert(LadderStanding), standings)
             session.commit()
@@ -580,37 +583,28 @@ def _store(
             session.rollback()
 
 
-def _standing_rows(session: Session, ladder_id: int) -> list[dict[str, Any]]:
-    """Each player's standing on the ladder as its rows now say: the figures added up, the
-    rating after their last game, and the ratings after each game thinned for the chart."""
-    mine = (
+def _standing_rows(
+    session: Session,
+    ladder_id: int,
+    kept: int | None,
+    game_rows: Sequence[dict[str, Any]] = (),
+    rating_rows: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """Each player's standing on the ladder once the job's rows are stored: the figures
+    added up, the rating after their last game, and the ratings after each game thinned for
+    the chart. Read in the job's snapshot, before the write (the stored rows before ``kept``,
+    every row when it is ``None``) and added to the new rows, so the write lock is held for
+    the inserts only."""
+    stored = (
         sa.select(
             LadderRating.player_id,
-            sa.func.count().label("games"),
-            sa.func.sum(LadderRating.place).label("place_sum"),
-            sa.func.max(LadderRating.seq).label("last"),
-            sa.func.sum(sa.case((LadderRating.winner, 1), else_=0)).label("wins"),
-            sa.func.sum(LadderRating.bids).label("bids"),
-            sa.func.sum(LadderRating.hits).label("hits"),
-        )
-        .where(LadderRating.ladder_id == ladder_id)
-        .group_by(LadderRating.player_id)
-        .subquery()
-    )
-    rows = session.execute(
-        sa.select(mine, LadderRating.mu, LadderRating.sigma).join(
-            LadderRating,
-            sa.and_(
-                LadderRating.ladder_id == ladder_id,
-                LadderRating.player_id == mine.c.player_id,
-                LadderRating.seq == mine.c.last,
-            ),
-        )
-    ).all()
-    points: dict[int, list[rating.RatingPoint]] = defaultdict(list)
-    for player_id, played, mu, sigma in session.execute(
-        sa.select(
-            LadderRating.player_id, LadderGame.played_at, LadderRating.mu, LadderRating.sigma
+            LadderGame.played_at,
+            LadderRating.place,
+            LadderRating.winner,
+            LadderRating.bids,
+            LadderRating.hits,
+            LadderRating.mu,
+            LadderRating.sigma,
         )
         .join(
             LadderGame,
@@ -621,27 +615,45 @@ def _standing_rows(session: Session, ladder_id: int) -> list[dict[str, Any]]:
         )
         .where(LadderRating.ladder_id == ladder_id)
         .order_by(LadderRating.player_id, LadderRating.seq)
+    )
+    if kept is not None:
+        stored = stored.where(LadderRating.seq < kept)
+    played = {row["game_id"]: row["played_at"] for row in game_rows}
+    new = (
+        (
+            row["player_id"],
+            played[row["game_id"]],
+            *(row[name] for name in ("place", "winner", "bids", "hits", "mu", "sigma")),
+        )
+        for row in rating_rows  # in the ladder's order, after every stored row
+    )
+    lines: dict[int, dict[str, Any]] = {}
+    points: dict[int, list[rating.RatingPoint]] = defaultdict(list)
+    pause = _Yield()
+    for count, (player_id, played_at, place, winner, bids, hits, mu, sigma) in enumerate(
+        chain(session.execute(stored), new)
     ):
-        line = points[player_id]
-        line.append(rating.RatingPoint(len(line) + 1, played, rating.Rating(mu, sigma).ordinal))
-    return [
-        {
-            "ladder_id": ladder_id,
-            "player_id": row.player_id,
-            "games": int(row.games),
-            "wins": int(row.wins),
-            "place_sum": int(row.place_sum),
-            "bids": int(row.bids),
-            "hits": int(row.hits),
-            "mu": row.mu,
-            "sigma": row.sigma,
-            "chart": [
-                [point.game_number, point.played_at.isoformat(), point.rating]
-                for point in rating.thinned(points[row.player_id])
-            ],
-        }
-        for row in rows
-    ]
+        if count % 256 == 0:
+            pause.now()
+        line = lines.setdefault(
+            player_id,
+            {"ladder_id": ladder_id, "player_id": player_id, "games": 0, "wins": 0}
+            | {"place_sum": 0, "bids": 0, "hits": 0},
+        )
+        line["games"] += 1
+        line["wins"] += int(winner)
+        line["place_sum"] += place
+        line["bids"] += bids
+        line["hits"] += hits
+        line["mu"], line["sigma"] = mu, sigma
+        mine = points[player_id]
+        mine.append(rating.RatingPoint(len(mine) + 1, played_at, rating.Rating(mu, sigma).ordinal))
+    for player_id, line in lines.items():
+        line["chart"] = [
+            [point.game_number, point.played_at.isoformat(), point.rating]
+            for point in rating.thinned(points[player_id])
+        ]
+    return list(lines.values())
 
 
 # --- reads for the pages -------------------------------------------------------------------
