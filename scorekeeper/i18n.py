@@ -103,6 +103,16 @@ def locale_name() -> str:
     return found
 
 
+def zone_name() -> str:
+    """The request's time zone as a name ("Europe/Berlin"), found once per request."""
+    cache = _cache.get()
+    if cache is None:
+        return str(get_timezone() or "UTC")
+    if (found := cache.get("zone")) is None:
+        found = cache["zone"] = str(get_timezone() or "UTC")
+    return found
+
+
 def gettext(string: str, **variables: Any) -> str:
     """``string`` in the request's language, ``%``-formatted with ``variables`` if any."""
     text = _translations().ugettext(string)

@@ -181,8 +181,13 @@ class Game(db.Model):
     live_token: Mapped[str] = mapped_column(
         sa.String(32), unique=True, default=lambda: uuid.uuid4().hex
     )
+    # active_history: a change of status keeps the old one (loaded first if need be), so a
+    # game taken back out of the finished games is noticed (results.py, its players' figures).
     status: Mapped[GameStatus] = mapped_column(
-        _enum_column(GameStatus, 16), default=GameStatus.IN_PROGRESS, index=True
+        _enum_column(GameStatus, 16),
+        default=GameStatus.IN_PROGRESS,
+        index=True,
+        active_history=True,
     )
     rules: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
     first_dealer: Mapped[int] = mapped_column(sa.SmallInteger)
@@ -385,6 +390,47 @@ class HandResult(db.Model):
     )
 
 
+class PlayerFigures(db.Model):
+    """A player's all-time figures over their finished games (the player page without a
+    period), added up from the seat results by :mod:`scorekeeper.figures` in the same
+    transaction as every change to those results, so the page reads one row. Derived: not
+    in a backup (a restore stores them again), and a player without finished games has none.
+    Head-to-head keeps player ids (names are read with the page: a rename changes no figure).
+    """
+
+    __tablename__ = "player_figures"
+
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    games: Mapped[int]
+    wins: Mapped[int]
+    points: Mapped[int]
+    bids: Mapped[int]
+    hits: Mapped[int]
+    zero_bids: Mapped[int]
+    zero_hits: Mapped[int]
+    over_rounds: Mapped[int]
+    over_tricks: Mapped[int]
+    under_rounds: Mapped[int]
+    under_tricks: Mapped[int]
+    longest_streak: Mapped[int]
+    # The best and the worst game: [game id, start time (ISO), final total].
+    best: Mapped[list[Any]] = mapped_column(sa.JSON)
+    worst: Mapped[list[Any]] = mapped_column(sa.JSON)
+    # [[hand size, bids met, bids], ...] in hand size order.
+    by_hand_size: Mapped[list[list[int]]] = mapped_column(sa.JSON)
+    # [[other player id, games, ahead, behind, level], ...]
+    head_to_head: Mapped[list[list[int]]] = mapped_column(sa.JSON)
+    # The bidding figures as one seat's (reports.bidding.summed).
+    bidding: Mapped[list[int]] = mapped_column(sa.JSON)
+    # The last game in the order played, and the bids met in a row since the last miss: a
+    # game finished after it is added to these figures without adding up the others.
+    last_game_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True))
+    last_game_id: Mapped[int]
+    open_run: Mapped[int]
+
+
 class Change(db.Model):
     """Append-only history of a game: what changed, before, after, when."""
 
@@ -438,6 +484,10 @@ class Ladder(db.Model):
     model: Mapped[str] = mapped_column(sa.String(200))
     generation: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True), default=utcnow)
+    # The finished games' version (DataVersion.finished) the job read when it last brought
+    # this ladder and its standings up to date: while it is still the same, a page needs
+    # no other check. NULL: written before the standings were stored.
+    finished_version: Mapped[int | None]
 
 
 class LadderGame(db.Model):
@@ -482,6 +532,29 @@ class LadderRating(db.Model):
     hits: Mapped[int] = mapped_column(sa.SmallInteger)
 
     __table_args__ = (sa.Index("ix_ladder_ratings_player", "ladder_id", "player_id", "seq"),)
+
+
+class LadderStanding(db.Model):
+    """A player on a stored ladder: rating after their last game of the season and figures,
+    and the rating after each game thinned to what the chart draws; written by the ladder's
+    job with its ratings (derived: recomputed, never exported)."""
+
+    __tablename__ = "ladder_standings"
+
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[int] = mapped_column(primary_key=True)
+    games: Mapped[int]
+    wins: Mapped[int]
+    place_sum: Mapped[int]
+    bids: Mapped[int]
+    hits: Mapped[int]
+    mu: Mapped[float] = mapped_column(sa.Float)
+    sigma: Mapped[float] = mapped_column(sa.Float)
+    # [[game number (1 for the player's first), played at (ISO), rating], ...] oldest first,
+    # at most reports.ladder.MAX_POINTS of them (the first and the last always kept).
+    chart: Mapped[list[list[Any]]] = mapped_column(sa.JSON)
 
 
 class RosterAction(StrEnum):
@@ -548,6 +621,10 @@ class DataVersion(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     counter: Mapped[int] = mapped_column(default=0)
+    # Raised with it by every transaction that changed the results of a game that is (or
+    # was) finished, or moved them between players (see :func:`raise_finished_version`):
+    # a stored ladder is current while it holds the value its job read.
+    finished: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class LoginGuesses(db.Model):
@@ -565,6 +642,7 @@ class LoginGuesses(db.Model):
 # What the stored facts are made of; the derived tables (results, ladders) are not.
 _FACTS = (Player, Game, Seat, Round, Entry, Change, PlayerChange, PlayerAlias)
 _CHANGED = "scorekeeper_facts_changed"
+_FINISHED_CHANGED = "scorekeeper_finished_changed"
 
 
 def raise_data_version(session: Session) -> None:
@@ -573,7 +651,14 @@ def raise_data_version(session: Session) -> None:
     session.info[_CHANGED] = True
 
 
-def _raise_now(bind: Engine) -> None:
+def raise_finished_version(session: Session) -> None:
+    """Have the finished games' version raised with the data version once ``session``'s
+    transaction commits (it changed what a finished game's results say, or whose they are)."""
+    session.info[_CHANGED] = True
+    session.info[_FINISHED_CHANGED] = True
+
+
+def _raise_now(bind: Engine, finished: bool) -> None:
     # Its own short transaction, after the one that stored the facts has committed: a page
     # that read the old counter read the old facts too (the counter cannot move first), and
     # concurrent writers never conflict on the counter's row inside their own transactions
@@ -582,12 +667,13 @@ def _raise_now(bind: Engine) -> None:
     # INSERT … ON CONFLICT DO UPDATE (SQLite and PostgreSQL) also makes the row if missing.
     postgresql = bind.dialect.name == "postgresql"
     insert = postgresql_insert if postgresql else sqlite_insert
+    raised: dict[str, Any] = {"counter": DataVersion.counter + 1}
+    if finished:
+        raised["finished"] = DataVersion.finished + 1
     statement = (
         insert(DataVersion)
-        .values(id=1, counter=1)
-        .on_conflict_do_update(
-            index_elements=[DataVersion.id], set_={"counter": DataVersion.counter + 1}
-        )
+        .values(id=1, counter=1, finished=int(finished))
+        .on_conflict_do_update(index_elements=[DataVersion.id], set_=raised)
     )
     options = {"isolation_level": "READ COMMITTED"} if postgresql else {}
     try:
@@ -606,14 +692,16 @@ def _facts_changed(session: Session, _context: Any, _instances: Any) -> None:
 
 @event.listens_for(Session, "after_commit")
 def _committed(session: Session) -> None:
+    finished = session.info.pop(_FINISHED_CHANGED, False)
     if session.info.pop(_CHANGED, False):
         bind = session.get_bind()
-        _raise_now(bind.engine if isinstance(bind, sa.Connection) else bind)
+        _raise_now(bind.engine if isinstance(bind, sa.Connection) else bind, finished)
 
 
 @event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_CHANGED, None)
+    session.info.pop(_FINISHED_CHANGED, None)
 
 
 # --- events: an evening or a tournament of several tables ------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import selectinload
 
-from . import results, rules
+from . import figures, results, rules
 from .extensions import db
 from .i18n import gettext as _
 from .models import (
@@ -27,7 +27,6 @@ from .models import (
     DataVersion,
     Game,
     GameStatus,
-    HandResult,
     Player,
     Round,
     Seat,
@@ -264,18 +263,18 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
     """One page of the games list, newest first, with each game's outcome from its stored
     seat results (stored with the facts: nothing computed here): a fixed number of queries, no
     score sheet."""
-    matching = sa.select(Game.id).where(*game_filter.conditions())
+    conditions = game_filter.conditions()
+    matching = sa.select(Game.id).where(*conditions)
     total = db.session.scalar(sa.select(sa.func.count()).select_from(matching.subquery())) or 0
-    ids = list(
-        db.session.scalars(
-            matching.order_by(Game.created_at.desc(), Game.id.desc())
-            .limit(GAMES_PER_PAGE)
-            .offset((page - 1) * GAMES_PER_PAGE)
-        )
-    )
+    # Only the page's rows, newest first (the index on the start time finds them).
     games = db.session.execute(
-        sa.select(Game.id, Game.created_at, Game.status, Game.rules).where(Game.id.in_(ids))
+        sa.select(Game.id, Game.created_at, Game.status, Game.rules)
+        .where(*conditions)
+        .order_by(Game.created_at.desc(), Game.id.desc())
+        .limit(GAMES_PER_PAGE)
+        .offset((page - 1) * GAMES_PER_PAGE)
     ).all()
+    ids = [game.id for game in games]
     by_game: dict[int, list[sa.Row[Any]]] = defaultdict(list)
     for row in db.session.execute(
         sa.select(*(getattr(SeatResult, name) for name in results.OUTCOME_FIELDS), Player.name)
@@ -283,10 +282,9 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
         .where(SeatResult.game_id.in_(ids))
     ):
         by_game[row.game_id].append(row)
-    order = {game_id: index for index, game_id in enumerate(ids)}
     parsed = _rules_parser()
     listings = []
-    for game in sorted(games, key=lambda game: order[game.id]):
+    for game in games:
         seats = sorted(by_game[game.id], key=lambda row: row.seat)
         listings.append(
             GameListing(
@@ -364,151 +362,18 @@ def player_stats(player_id: int, conditions: Sequence[Any]) -> stats.PlayerStats
     added up by the database from the stored seat results (stored with the facts): a fixed
     number of queries however many games. :func:`stats.player_stats` is the definition
     these figures follow (tests/test_stats.py checks that both agree)."""
-    mine = (
-        sa.select(SeatResult, Game.created_at)
-        .join(Game, Game.id == SeatResult.game_id)
-        .where(
-            SeatResult.player_id == player_id,
-            Game.status == GameStatus.FINISHED,
-            *conditions,
-        )
-        .subquery()
-    )
-    sums = db.session.execute(
-        sa.select(
-            sa.func.count(),
-            *(
-                sa.func.coalesce(sa.func.sum(column), 0)
-                for column in (
-                    _count(mine.c.winner),
-                    mine.c.total,
-                    mine.c.bids,
-                    mine.c.hits,
-                    mine.c.zero_bids,
-                    mine.c.zero_hits,
-                    mine.c.over_rounds,
-                    mine.c.over_tricks,
-                    mine.c.under_rounds,
-                    mine.c.under_tricks,
-                )
-            ),
-        )
-    ).one()
-    games, wins, points, bids, hits, zero_bids, zero_hits, *misses = (int(v) for v in sums)
-    by_size = db.session.execute(
-        sa.select(HandResult.hand_size, sa.func.sum(HandResult.hits), sa.func.sum(HandResult.bids))
-        .join(
-            mine,
-            sa.and_(HandResult.game_id == mine.c.game_id, HandResult.seat == mine.c.seat),
-        )
-        .group_by(HandResult.hand_size)
-        .order_by(HandResult.hand_size)
-    ).all()
-    return stats.PlayerStats(
-        games=games,
-        wins=wins,
-        win_rate=stats.Rate(wins, games),
-        average_score=points / games if games else None,
-        best=_extreme_game(mine, highest=True),
-        worst=_extreme_game(mine, highest=False),
-        bids=stats.Rate(hits, bids),
-        by_hand_size=tuple(
-            (size, stats.Rate(int(hits), int(tried))) for size, hits, tried in by_size
-        ),
-        over=stats.Misses(misses[0], misses[1]),
-        under=stats.Misses(misses[2], misses[3]),
-        zero_bids=stats.Rate(zero_hits, zero_bids),
-        longest_streak=_longest_streak(mine),
-        head_to_head=_head_to_head(mine),
-    )
+    return figures.player_stats(db.session(), player_id, conditions)
 
 
-def _count(condition: Any) -> Any:
-    """1 where ``condition`` holds, else 0 (a boolean column summed on any database)."""
-    return sa.case((condition, 1), else_=0)
-
-
-def _extreme_game(mine: sa.Subquery, *, highest: bool) -> stats.GameTotal | None:
-    """The game with the highest (or lowest) final total; the earliest one on a tie."""
-    total = mine.c.total.desc() if highest else mine.c.total.asc()
-    found = db.session.execute(
-        sa.select(mine.c.game_id, mine.c.created_at, mine.c.total)
-        .order_by(total, mine.c.created_at, mine.c.game_id)
-        .limit(1)
-    ).first()
-    return stats.GameTotal(*found) if found else None
-
-
-def _longest_streak(mine: sa.Subquery) -> int:
-    """The most bids met in a row across games in the order played, from each game's runs.
-
-    A run crosses games only through games without a miss. Numbering the games by how many
-    games with a miss came up to them puts each game with a miss at the head of a group
-    followed by the clean games after it; a run then is the group's last run of its head
-    game, plus every clean game's bids met, plus the first run of the next group's head.
-    """
-    order = (mine.c.created_at, mine.c.game_id)
-    numbered = sa.select(
-        mine.c.missed,
-        mine.c.hits,
-        mine.c.streak_first,
-        mine.c.streak_last,
-        mine.c.streak_best,
-        sa.func.sum(_count(mine.c.missed)).over(order_by=order, rows=(None, 0)).label("grp"),
-    ).subquery()
-    groups = (
-        sa.select(
-            numbered.c.grp,
-            sa.func.max(numbered.c.streak_best).label("best"),
-            sa.func.coalesce(
-                sa.func.max(sa.case((numbered.c.missed, numbered.c.streak_last))), 0
-            ).label("tail"),
-            sa.func.max(sa.case((numbered.c.missed, numbered.c.streak_first))).label("head"),
-            sa.func.sum(sa.case((numbered.c.missed, 0), else_=numbered.c.hits)).label("clean"),
-        )
-        .group_by(numbered.c.grp)
-        .subquery()
-    )
-    runs = sa.select(
-        groups.c.best,
-        (
-            groups.c.tail
-            + groups.c.clean
-            + sa.func.coalesce(sa.func.lead(groups.c.head).over(order_by=groups.c.grp), 0)
-        ).label("run"),
-    ).subquery()
-    found = db.session.execute(sa.select(sa.func.max(runs.c.best), sa.func.max(runs.c.run))).one()
-    return max((int(value) for value in found if value is not None), default=0)
-
-
-def _head_to_head(mine: sa.Subquery) -> tuple[stats.HeadToHead, ...]:
-    """For each other player: games together, and who finished with the higher total."""
-    other = sa.orm.aliased(SeatResult)
-    rows = db.session.execute(
-        sa.select(
-            other.player_id,
-            Player.name,
-            sa.func.count(),
-            sa.func.sum(_count(mine.c.total > other.total)),
-            sa.func.sum(_count(mine.c.total < other.total)),
-            sa.func.sum(_count(mine.c.total == other.total)),
-        )
-        .select_from(mine)
-        .join(other, sa.and_(other.game_id == mine.c.game_id, other.seat != mine.c.seat))
-        .join(Player, Player.id == other.player_id)
-        .group_by(other.player_id, Player.name)
-    ).all()
-    lines = [stats.HeadToHead(pid, name, *(int(n) for n in counts)) for pid, name, *counts in rows]
-    return tuple(sorted(lines, key=lambda h: (-h.games, h.name.casefold(), h.player_id)))
+def stored_figures(player_id: int) -> tuple[stats.PlayerStats, bidding.BiddingStats]:
+    """The player's all-time figures and bidding figures, as stored with the results (two
+    small queries however many games: :mod:`.figures`)."""
+    found = figures.read(db.session(), player_id)
+    return found if found is not None else (stats.player_stats(player_id, []), bidding.add_up([]))
 
 
 def bidding_figures(player_id: int, conditions: Sequence[Any]) -> bidding.BiddingStats:
     """The bidding figures of the player page over the player's finished games matching
     ``conditions``: what each of their seats adds, stored with the results (one query; no
     game is scored here)."""
-    seats = db.session.scalars(
-        sa.select(SeatResult.bidding)
-        .join(Game, Game.id == SeatResult.game_id)
-        .where(SeatResult.player_id == player_id, Game.status == GameStatus.FINISHED, *conditions)
-    )
-    return bidding.add_up(seats)
+    return bidding.add_up(figures.bidding_seats(db.session(), player_id, conditions))

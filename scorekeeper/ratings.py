@@ -35,6 +35,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import chain
 from typing import Any
 
 import sqlalchemy as sa
@@ -45,12 +46,14 @@ from sqlalchemy.orm import Session
 
 from .extensions import db
 from .models import (
+    DataVersion,
     DerivedJob,
     Game,
     GameStatus,
     Ladder,
     LadderGame,
     LadderRating,
+    LadderStanding,
     Player,
     SeatResult,
     sqlite_write_lock,
@@ -176,14 +179,26 @@ def refresh(
     does. Returns whether anything was computed; ``progress`` is told of each game rated."""
     with Session(db.engine) as session:
         ladder = _ladder(session, season, starts_at)
-        ladder_id, generation = ladder.id, ladder.generation
+        ladder_id, generation, seen = ladder.id, ladder.generation, ladder.finished_version
+        # Read in the snapshot the games are read in: the ladder is current with this value.
+        finished = _finished_version(session)
         first = first_change(session, ladder.key, starts_at)
         if first is None:
+            if seen != finished:  # nothing to rate: the standings and the version to record
+                standings = _standing_rows(session, ladder_id, None)
+                session.rollback()
+                _store(session, ladder_id, generation, finished, standings)
             return False
-        rows = _rate_from(session, ladder_id, starts_at, first, progress)
+        kept, game_rows, rating_rows = _rate_from(session, ladder_id, starts_at, first, progress)
+        standings = _standing_rows(session, ladder_id, kept, game_rows, rating_rows)
         session.rollback()
-        _store(session, ladder_id, generation, *rows)
+        _store(session, ladder_id, generation, finished, standings, kept, game_rows, rating_rows)
     return True
+
+
+def _finished_version(session: Session) -> int:
+    """The finished games' version now (:attr:`DataVersion.finished`)."""
+    return session.scalar(sa.select(DataVersion.finished).where(DataVersion.id == 1)) or 0
 
 
 # --- the single-flighted job ----------------------------------------------------------------
@@ -362,7 +377,7 @@ def page_ladder(
     if wait is None:
         wait = float(current_app.config.get("LADDER_WAIT_SECONDS", 0.5))
     key = ladder_key(season, starts_at)
-    if first_change(db.session, key, starts_at) is None:
+    if _current(key, starts_at):
         return key, False
     thread = start_job(season, starts_at)
     if wait > 0:
@@ -376,8 +391,28 @@ def page_ladder(
             # A new snapshot, to read what the job stored (a kept page read after this is
             # not kept: its data version is checked).
             db.session.rollback()
-            return key, first_change(db.session, key, starts_at) is not None
+            return key, not _current(key, starts_at)
     return key, True
+
+
+_STORED_VERSIONS = (
+    sa.select(Ladder.finished_version, DataVersion.finished)
+    .select_from(Ladder)
+    .outerjoin(DataVersion, DataVersion.id == 1)
+    .where(Ladder.key == sa.bindparam("key"))
+)
+
+
+def _current(key: str, starts_at: datetime | None) -> bool:
+    """Whether the stored ladder (and its standings) can be read as it is: one small query
+    when no finished game changed since its job ran; else :func:`first_change` says."""
+    stored = db.session.execute(_STORED_VERSIONS, {"key": key}).first()
+    if stored is not None and stored.finished_version == (stored.finished or 0):
+        return True
+    if first_change(db.session, key, starts_at) is not None:
+        return False
+    # Nothing to rate: current, unless its standings lag behind (the job records them).
+    return stored is None
 
 
 def _rate_from(
@@ -513,32 +548,112 @@ def _store(
     session: Session,
     ladder_id: int,
     generation: int,
-    kept: int,
-    game_rows: list[dict[str, Any]],
-    rating_rows: list[dict[str, Any]],
+    finished: int,
+    standings: Sequence[dict[str, Any]],
+    kept: int | None = None,
+    game_rows: Sequence[dict[str, Any]] = (),
+    rating_rows: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """Replace the ladder's rows from ``kept`` on, unless another page wrote the ladder since
-    ``generation`` was read (then the next page finds what is still stale)."""
+    """Replace the ladder's rows from ``kept`` on (none when ``None``) and its standings,
+    and record the finished games' version they are current with, unless another page wrote
+    the ladder since ``generation`` was read (then the next page finds what is still stale)."""
     with sqlite_write_lock():
         try:
             claimed = session.execute(
                 sa.update(Ladder)
                 .where(Ladder.id == ladder_id, Ladder.generation == generation)
-                .values(generation=generation + 1)
+                .values(generation=generation + 1, finished_version=finished)
             )
             if claimed.rowcount != 1:
                 session.rollback()
                 return
-            for table in (LadderRating, LadderGame):
-                session.execute(
-                    sa.delete(table).where(table.ladder_id == ladder_id, table.seq >= kept)
-                )
+            if kept is not None:
+                for table in (LadderRating, LadderGame):
+                    session.execute(
+                        sa.delete(table).where(table.ladder_id == ladder_id, table.seq >= kept)
+                    )
             if game_rows:
                 session.execute(sa.insert(LadderGame), game_rows)
                 session.execute(sa.insert(LadderRating), rating_rows)
+            session.execute(sa.delete(LadderStanding).where(LadderStanding.ladder_id == ladder_id))
+            if standings:
+                session.execute(sa.insert(LadderStanding), standings)
             session.commit()
         except (sa.exc.IntegrityError, sa.exc.OperationalError):
             session.rollback()
+
+
+def _standing_rows(
+    session: Session,
+    ladder_id: int,
+    kept: int | None,
+    game_rows: Sequence[dict[str, Any]] = (),
+    rating_rows: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """Each player's standing on the ladder once the job's rows are stored: the figures
+    added up, the rating after their last game, and the ratings after each game thinned for
+    the chart. Read in the job's snapshot, before the write (the stored rows before ``kept``,
+    every row when it is ``None``) and added to the new rows, so the write lock is held for
+    the inserts only."""
+    stored = (
+        sa.select(
+            LadderRating.player_id,
+            LadderGame.played_at,
+            LadderRating.place,
+            LadderRating.winner,
+            LadderRating.bids,
+            LadderRating.hits,
+            LadderRating.mu,
+            LadderRating.sigma,
+        )
+        .join(
+            LadderGame,
+            sa.and_(
+                LadderGame.ladder_id == LadderRating.ladder_id,
+                LadderGame.game_id == LadderRating.game_id,
+            ),
+        )
+        .where(LadderRating.ladder_id == ladder_id)
+        .order_by(LadderRating.player_id, LadderRating.seq)
+    )
+    if kept is not None:
+        stored = stored.where(LadderRating.seq < kept)
+    played = {row["game_id"]: row["played_at"] for row in game_rows}
+    new = (
+        (
+            row["player_id"],
+            played[row["game_id"]],
+            *(row[name] for name in ("place", "winner", "bids", "hits", "mu", "sigma")),
+        )
+        for row in rating_rows  # in the ladder's order, after every stored row
+    )
+    lines: dict[int, dict[str, Any]] = {}
+    points: dict[int, list[rating.RatingPoint]] = defaultdict(list)
+    pause = _Yield()
+    for count, (player_id, played_at, place, winner, bids, hits, mu, sigma) in enumerate(
+        chain(session.execute(stored), new)
+    ):
+        if count % 256 == 0:
+            pause.now()
+        line = lines.setdefault(
+            player_id,
+            {"ladder_id": ladder_id, "player_id": player_id, "games": 0, "wins": 0}
+            | {"place_sum": 0, "bids": 0, "hits": 0},
+        )
+        line["games"] += 1
+        line["wins"] += int(winner)
+        line["place_sum"] += place
+        line["bids"] += bids
+        line["hits"] += hits
+        line["mu"], line["sigma"] = mu, sigma
+        mine = points[player_id]
+        mine.append(rating.RatingPoint(len(mine) + 1, played_at, rating.Rating(mu, sigma).ordinal))
+    for player_id, line in lines.items():
+        line["chart"] = [
+            [point.game_number, point.played_at.isoformat(), point.rating]
+            for point in rating.thinned(points[player_id])
+        ]
+    return list(lines.values())
 
 
 # --- reads for the pages -------------------------------------------------------------------
@@ -579,32 +694,20 @@ def standings(
     at least ``min_games`` games ranked by rating: a fixed number of queries (see
     :func:`page_ladder` for ``wait`` and when it is the last complete one)."""
     key, updating = page_ladder(season, starts_at, wait)
-    ladder_id = _ladder_id(key)
-    mine = (
-        sa.select(
-            LadderRating.player_id,
-            sa.func.count().label("games"),
-            sa.func.sum(LadderRating.place).label("place_sum"),
-            sa.func.max(LadderRating.seq).label("last"),
-            sa.func.sum(sa.case((LadderRating.winner, 1), else_=0)).label("wins"),
-            sa.func.sum(LadderRating.bids).label("bids"),
-            sa.func.sum(LadderRating.hits).label("hits"),
-        )
-        .where(LadderRating.ladder_id == ladder_id)
-        .group_by(LadderRating.player_id)
-        .subquery()
-    )
     rows = db.session.execute(
-        sa.select(mine, Player.name, LadderRating.mu, LadderRating.sigma)
-        .join(Player, Player.id == mine.c.player_id)
-        .join(
-            LadderRating,
-            sa.and_(
-                LadderRating.ladder_id == ladder_id,
-                LadderRating.player_id == mine.c.player_id,
-                LadderRating.seq == mine.c.last,
-            ),
+        sa.select(
+            LadderStanding.player_id,
+            LadderStanding.games,
+            LadderStanding.wins,
+            LadderStanding.place_sum,
+            LadderStanding.bids,
+            LadderStanding.hits,
+            LadderStanding.mu,
+            LadderStanding.sigma,
+            Player.name,
         )
+        .join(Player, Player.id == LadderStanding.player_id)
+        .where(LadderStanding.ladder_id == _ladder_id(key))
     ).all()
     players = sorted(
         (
@@ -612,10 +715,10 @@ def standings(
                 player_id=row.player_id,
                 name=row.name,
                 rating=rating.Rating(row.mu, row.sigma),
-                games=int(row.games),
-                wins=int(row.wins),
-                place_sum=int(row.place_sum),
-                bids=stats.Rate(int(row.hits), int(row.bids)),
+                games=row.games,
+                wins=row.wins,
+                place_sum=row.place_sum,
+                bids=stats.Rate(row.hits, row.bids),
             )
             for row in rows
         ),
@@ -634,28 +737,24 @@ class RatingHistory:
     """A player's all-time rating after each finished game, and whether the ladder it comes
     from is being brought up to date (then it is the last complete one)."""
 
-    points: list[rating.RatingPoint]
+    points: list[rating.RatingPoint]  # thinned: at most reports.ladder.MAX_POINTS
     updating: bool
+    games: int = 0  # the player's rated games
 
 
 def rating_history(player_id: int, wait: float | None = None) -> RatingHistory:
-    """The player's all-time rating after each of their finished games, oldest first."""
+    """The player's all-time rating after each of their finished games, oldest first, as
+    the chart draws them (thinned by the ladder's job): one small query."""
     key, updating = page_ladder(ALL_TIME, None, wait)
-    ladder_id = _ladder_id(key)
-    rows = db.session.execute(
-        sa.select(LadderGame.played_at, LadderRating.mu, LadderRating.sigma)
-        .join(
-            LadderGame,
-            sa.and_(
-                LadderGame.ladder_id == LadderRating.ladder_id,
-                LadderGame.game_id == LadderRating.game_id,
-            ),
+    found = db.session.execute(
+        sa.select(LadderStanding.chart, LadderStanding.games).where(
+            LadderStanding.ladder_id == _ladder_id(key), LadderStanding.player_id == player_id
         )
-        .where(LadderRating.ladder_id == ladder_id, LadderRating.player_id == player_id)
-        .order_by(LadderRating.seq)
-    ).all()
+    ).first()
+    if found is None:
+        return RatingHistory([], updating)
     points = [
-        rating.RatingPoint(number, row.played_at, rating.Rating(row.mu, row.sigma).ordinal)
-        for number, row in enumerate(rows, start=1)
+        rating.RatingPoint(number, datetime.fromisoformat(played), value)
+        for number, played, value in found.chart
     ]
-    return RatingHistory(points, updating)
+    return RatingHistory(points, updating, found.games)

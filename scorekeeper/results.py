@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from . import rules
+from . import figures, rules
 from .extensions import db
 from .models import (
     Entry,
@@ -38,6 +38,7 @@ from .models import (
     Round,
     Seat,
     SeatResult,
+    raise_finished_version,
     sqlite_write_lock,
 )
 from .records import round_records, rules_of
@@ -51,6 +52,11 @@ BATCH = 200
 _GAMES, _SEATS, _ROUNDS, _ENTRIES = (model.__table__ for model in (Game, Seat, Round, Entry))
 _DUE = "scorekeeper_results_due"
 _DUE_ROUNDS = "scorekeeper_results_due_rounds"
+# Games that were finished before this transaction changed their status (an undo of the
+# last round): their players' figures change too.
+_WERE_FINISHED = "scorekeeper_results_were_finished"
+# Games finished in this transaction (from in progress, or made finished).
+_NOW_FINISHED = "scorekeeper_results_now_finished"
 
 
 def seat_results(game: Game) -> list[SeatResult]:
@@ -126,11 +132,39 @@ def due(session: Session, game_ids: Iterable[int]) -> None:
 def store(session: Session, game_ids: Iterable[int]) -> int:
     """Store the results of these games as they stand in ``session``'s transaction (its
     changes flushed first), replacing the rows there were: part of the caller's transaction,
-    committed or rolled back with it. Returns how many games were stored."""
+    committed or rolled back with it. The players of those that are (or were) finished have
+    their all-time figures stored when it commits (:mod:`.figures`). Returns how many games
+    were stored."""
     ids = sorted(set(game_ids))
     stored = 0
+    were_finished = session.info.get(_WERE_FINISHED, set())
+    now_finished = session.info.get(_NOW_FINISHED, set()) - were_finished
     for batch in _batches(ids):
         games = _games_as_stored(session, batch)
+        for game in games:
+            if game.id in now_finished and game.status == GameStatus.FINISHED:
+                # Counted in no figure before: added to its players' stored figures.
+                figures.added(session, game.id, (seat.player_id for seat in game.seats))
+        finished = [
+            game.id
+            for game in games
+            if (game.status == GameStatus.FINISHED and game.id not in now_finished)
+            or game.id in were_finished
+        ]
+        if gone := were_finished.intersection(batch) - {game.id for game in games}:
+            finished.extend(gone)  # deleted: its seats named their players (_note_games)
+        if finished:
+            # The players of the stored rows (before a seat changed hands) and of the seats.
+            figures.due(
+                session,
+                session.scalars(
+                    sa.select(SeatResult.player_id).where(SeatResult.game_id.in_(finished))
+                ),
+            )
+            figures.due(
+                session,
+                (seat.player_id for game in games if game.id in finished for seat in game.seats),
+            )
         session.execute(sa.delete(HandResult).where(HandResult.game_id.in_(batch)))
         session.execute(sa.delete(SeatResult).where(SeatResult.game_id.in_(batch)))
         rows, hands = result_rows(games)  # type: ignore[arg-type]
@@ -210,6 +244,18 @@ def _note_games(session: Session, _context: Any) -> None:
     for instance in chain(session.new, session.dirty, session.deleted):
         if isinstance(instance, Game):
             games.add(instance.id)
+            state = sa.inspect(instance)
+            # A deleted game's status as it was loaded (nothing is loaded after a flush).
+            deleted = state.deleted and state.dict.get("status") == GameStatus.FINISHED
+            status = state.attrs.status.history
+            if deleted or GameStatus.FINISHED in status.deleted:
+                session.info.setdefault(_WERE_FINISHED, set()).add(instance.id)
+            elif GameStatus.FINISHED in status.added:
+                session.info.setdefault(_NOW_FINISHED, set()).add(instance.id)
+        elif isinstance(instance, Seat) and instance in session.deleted:
+            # Its game's results go with it: its player's figures are stored again.
+            figures.due(session, [instance.player_id])
+            games.add(instance.game_id)
         elif isinstance(instance, Seat | Round) and instance.game_id is not None:
             games.add(instance.game_id)
         elif isinstance(instance, Entry) and instance.round_id is not None:
@@ -222,20 +268,30 @@ def _store_due(session: Session) -> None:
     # noted too (nothing to flush costs nothing).
     if session.new or session.dirty or session.deleted:
         session.flush()
-    if not (session.info.get(_DUE) or session.info.get(_DUE_ROUNDS)):
-        return
-    games = session.info.pop(_DUE, set())
-    rounds = session.info.pop(_DUE_ROUNDS, set())
-    if rounds:
-        games |= set(session.scalars(sa.select(Round.game_id).where(Round.id.in_(sorted(rounds)))))
-    if games:
-        store(session, games)
+    if session.info.get(_DUE) or session.info.get(_DUE_ROUNDS):
+        games = session.info.pop(_DUE, set())
+        rounds = session.info.pop(_DUE_ROUNDS, set())
+        if rounds:
+            games |= set(
+                session.scalars(sa.select(Round.game_id).where(Round.id.in_(sorted(rounds))))
+            )
+        if games:
+            store(session, games)
+        session.info.pop(_WERE_FINISHED, None)
+        session.info.pop(_NOW_FINISHED, None)
+    if figures.pending(session):
+        # A finished game's results changed (or changed hands): the ladders' check too.
+        raise_finished_version(session)
+        figures.store_pending(session)
 
 
 @event.listens_for(Session, "after_rollback")
 def _forget_due(session: Session) -> None:
     session.info.pop(_DUE, None)
     session.info.pop(_DUE_ROUNDS, None)
+    session.info.pop(_WERE_FINISHED, None)
+    session.info.pop(_NOW_FINISHED, None)
+    figures.forget_due(session)
 
 
 def stale_games(games: sa.Select | sa.ScalarSelect) -> sa.Select[tuple[int]]:
@@ -255,11 +311,13 @@ def refresh(
     progress: Callable[[int], None] | None = None,
 ) -> int:
     """Store the missing or stale results of ``games`` (a select of game ids; every game by
-    default) in batches, each in a transaction of its own, and return how many games were
-    stored; ``progress`` is told each batch's size. For ``flask refresh`` and ``flask
-    serve`` (a database written before results were stored with the facts): pages never
-    call it. A game changed meanwhile has its results stored by its own write."""
+    default) in batches, each in a transaction of its own, then the all-time figures of their
+    players and of any player without them, and return how many games were stored;
+    ``progress`` is told each batch's size. For ``flask refresh`` and ``flask serve`` (a
+    database written before results were stored with the facts): pages never call it. A
+    game changed meanwhile has its results stored by its own write."""
     games = sa.select(Game.id) if games is None else games
+    players: set[int] = set()
     with Session(db.engine) as session:
         ids = list(session.scalars(stale_games(games)))
         session.rollback()
@@ -271,6 +329,8 @@ def refresh(
                         stale_games(sa.select(Game.id).where(Game.id.in_(batch)))
                     )
                     store(session, list(still))
+                    # The players' figures once at the end, not after every batch.
+                    players |= figures.take_due(session)
                     session.commit()
                 except (sa.exc.IntegrityError, sa.exc.OperationalError):
                     # A game of the batch was written at the same moment (PostgreSQL): its
@@ -278,6 +338,16 @@ def refresh(
                     session.rollback()
             if progress is not None:
                 progress(len(batch))
+        with sqlite_write_lock():
+            try:
+                figures.store(session, players | set(figures.missing(session)))
+                if players:
+                    raise_finished_version(session)
+                session.commit()
+            except (sa.exc.IntegrityError, sa.exc.OperationalError):
+                # Figures stored by a write at the same moment (PostgreSQL): the next refresh
+                # stores any still missing.
+                session.rollback()
     return len(ids)
 
 

@@ -33,6 +33,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 
+from . import figures
 from .changes import begin_write, lost_race
 from .extensions import db
 from .models import (
@@ -290,6 +291,17 @@ def _move_results(game_ids: Sequence[int], from_id: int, to_id: int) -> None:
             )
 
 
+def _figures_due(game_ids: Sequence[int], player_ids: Sequence[int]) -> None:
+    """The all-time figures of these players, and of everyone who played these games (their
+    head-to-head names another player now), are stored again when the change commits."""
+    figures.due(db.session(), player_ids)
+    for chunk in _chunks(game_ids):
+        figures.due(
+            db.session(),
+            db.session.scalars(sa.select(Seat.player_id).where(Seat.game_id.in_(chunk))),
+        )
+
+
 def _lost_race_is_busy(write: Callable[P, R]) -> Callable[P, R]:
     """A write that lost a race to another (PostgreSQL's serialization failure under
     REPEATABLE READ, SQLite's busy lock) stores nothing and is refused as busy, not a 500."""
@@ -470,6 +482,7 @@ def merge(player_id: int, into_id: int, request_key: str | None) -> PlayerChange
         sa.update(Seat).where(Seat.player_id == merged.id).values(player_id=survivor.id)
     )
     _move_results(game_ids, merged.id, survivor.id)
+    _figures_due(game_ids, [merged.id, survivor.id])
     _forget_ratings(game_ids)
     _move_event_places(record.before["events"], merged.id, survivor.id)
     raise_data_version(db.session())
@@ -541,5 +554,6 @@ def _unmerge(change: PlayerChange) -> None:
         )
     game_ids: list[int] = sorted({*before["games"], *(game for _seat, game in later)})
     _move_results(game_ids, change.other_id, change.player_id)
+    _figures_due(game_ids, [change.player_id, change.other_id])
     _forget_ratings(game_ids)
     _move_event_places(event_ids, change.other_id, change.player_id)

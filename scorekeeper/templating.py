@@ -23,6 +23,8 @@ def init_app(app: Flask) -> None:
         signed=formats.signed,
         trump_symbols_hidden=messages.trump_symbols_hidden,
         one_decimal=formats.one_decimal,
+        day=formats.day,
+        percent=formats.percent,
     )
     app.jinja_env.globals.update(
         languages=LANGUAGES,

@@ -7,9 +7,10 @@ import threading
 
 import sqlalchemy as sa
 
-from scorekeeper import create_app, exchange, queries, ratings, results, roster, rules
+from scorekeeper import create_app, exchange, figures, queries, ratings, results, roster, rules
 from scorekeeper.extensions import db
-from scorekeeper.models import DerivedJob, Game, SeatResult
+from scorekeeper.models import DerivedJob, Game, Player, PlayerFigures, SeatResult
+from scorekeeper.reports import bidding
 from tests.conftest import make_config
 from tests.factories import make_game, new_game, random_rounds
 from tests.play_helpers import play_round, post, tricks, trump_and_bids
@@ -221,3 +222,96 @@ def test_results_stored_before_the_bidding_figures_are_stale_until_refreshed(cli
     assert results.refresh() == 1  # what `flask serve` and `flask refresh` do
     assert results.current(db.session)
     assert db.session.scalars(sa.select(SeatResult.bidding)).all() == stored
+
+
+def stored_figures_are_current() -> None:
+    """Every player's stored all-time figures are what their finished games' seat results
+    add up to now (none for a player without a finished game)."""
+    db.session.rollback()
+    session = db.session()
+    stored = set(session.scalars(sa.select(PlayerFigures.player_id)))
+    for player_id in session.scalars(sa.select(Player.id)):
+        live = figures.player_stats(session, player_id, [])
+        if not live.games:
+            assert player_id not in stored, player_id
+            continue
+        seats = figures.bidding_seats(session, player_id, [])
+        assert figures.read(session, player_id) == (live, bidding.add_up(seats)), player_id
+
+
+def test_every_write_stores_the_players_all_time_figures_with_the_results(client, ctx):
+    one_round = {"plan": rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=1), "bid_rule": "free"}
+    game_id = new_game(["Ann", "Bob", "Cy"], **one_round)
+    stored_figures_are_current()  # no finished game: no figures
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    stored_figures_are_current()  # finished: each player's first figures
+    other = new_game(["Ann", "Bob", "Dee"], **one_round)
+    play_round(client, other, 1, 0, [0, 0, 0], [0, 1, 0])
+    stored_figures_are_current()
+    correction = {"trump": "suit:hearts", "bid_0": "0", "bid_1": "0", "bid_2": "0"}
+    correction |= {"tricks_0": "1", "tricks_1": "0", "tricks_2": "0"}
+    assert post(client, game_id, "rounds/1/edit", correction).status_code == 303
+    stored_figures_are_current()  # a correction of a finished game
+    assert post(client, game_id, "undo", {}).status_code == 303
+    stored_figures_are_current()  # its undo
+    assert post(client, game_id, "undo", {}).status_code == 303
+    stored_figures_are_current()  # the last round's tricks undone: no longer finished
+    assert db.session.get(Game, game_id).status == "in_progress"
+    players = {name: player_id for player_id, name in queries.player_choices()}
+    merge = roster.merge(players["Dee"], players["Cy"], "merge-figures")
+    stored_figures_are_current()  # Dee's game is Cy's now
+    roster.undo(merge.id, "undo-merge-figures")
+    stored_figures_are_current()  # and Dee's again
+    backup = "".join(exchange.backup_chunks())
+    fresh = create_app(make_config(SQLALCHEMY_DATABASE_URI="sqlite://"))
+    with fresh.app_context():
+        db.create_all()
+        exchange.import_file(backup.encode())
+        stored_figures_are_current()  # a restore stores them with its games
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(PlayerFigures)) == 3
+    # A database written before the figures were stored: `flask refresh` fills them.
+    db.session.execute(sa.delete(PlayerFigures))
+    db.session.commit()
+    results.refresh()
+    stored_figures_are_current()
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(PlayerFigures)) == 3
+
+
+def test_a_player_page_read_while_games_finish_shows_whole_figures(app):
+    """One request after another finishes games while another reads the player's page: each
+    read shows the figures of some committed state (games only ever added, whole), never a
+    half-stored one, and the last read all of them."""
+    one_round = {"plan": rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=1), "bid_rule": "free"}
+    with app.app_context():
+        games = [new_game(["Ann", "Bob", "Cy"], **one_round) for _ in range(6)]
+        ann = queries.player_choices()[0][0]
+        db.session.remove()
+    done = threading.Event()
+    seen: list[tuple[int, int]] = []
+
+    def read() -> None:
+        reader = app.test_client()
+        while not done.is_set():
+            page = reader.get(f"/players/{ann}").get_data(as_text=True)
+            if "has no finished game" in page:
+                seen.append((0, 0))
+                continue
+            count = int(re.search(r"<dt>Games</dt><dd[^>]*>(\d+)</dd>", page).group(1))
+            met = re.search(r"exactly the tricks bid \((\d+) of (\d+)\)", page)
+            seen.append((count, int(met.group(2))))
+
+    reading = threading.Thread(target=read)
+    reading.start()
+    writer = app.test_client()
+    try:
+        with app.app_context():
+            for game_id in games:
+                play_round(writer, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+                db.session.remove()
+    finally:
+        done.set()
+        reading.join()
+    assert seen == sorted(seen)  # games only ever added
+    assert all(rounds == count for count, rounds in seen)  # one bid per game: whole figures
+    page = app.test_client().get(f"/players/{ann}").get_data(as_text=True)
+    assert re.search(r"<dt>Games</dt><dd[^>]*>6</dd>", page)

@@ -47,6 +47,7 @@ URLS = (
     "/players/1",
     "/players/1?date_from=2024-05-01&date_to=2030-01-01",
     "/players/",
+    "/ladder/?min_games=1",
     "/paper/games/1",
     "/paper/blank?seat_1=Ann&seat_2=Bob&seat_3=Cy",
 )
@@ -67,10 +68,12 @@ def test_page_queries_do_not_grow_with_the_number_of_games(db_app):
     with_many = {url: queries(db_app, url) for url in URLS}
     assert first_with_one == first_with_many
     assert with_one == with_many, with_many
-    # The player page is the largest: its statistics, then its rating chart (ratings.py: one
-    # query finds the ladder current, one reads the player's ratings), its bidding figures (one
-    # query adds up what each seat's stored results say: queries.bidding_figures), and one
-    # reads the data version its ETag is made from.
+    # Once stored, the player page reads its all-time figures (the row, the opponents' names),
+    # its rating chart (ratings.py: one query finds the ladder current, one reads the chart
+    # its job stored), the player and the data version its ETag is made from; the ladder page
+    # the same check and one read of the standings.
+    assert with_one["/players/1"] <= 6, with_one
+    assert with_one["/ladder/?min_games=1"] <= 3, with_one
     assert max(with_one.values()) <= 15, with_one
 
 

@@ -2,11 +2,12 @@
 visible string outside the catalogues (a pseudo-locale crawl of every page state)."""
 
 import html
+import random
 import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,12 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask
+from flask_babel import format_date, format_decimal, format_percent
 
 from scorekeeper import create_app, i18n, rules
 from scorekeeper.extensions import babel, db
 from scorekeeper.models import Game, Player
+from scorekeeper.wording import formats
 from tests.conftest import make_config
 from tests.factories import make_game, new_game
 from tests.play_helpers import bid, play_round, text, trump
@@ -458,3 +461,27 @@ def test_the_date_filters_begin_the_day_at_the_viewer_s_midnight(app, client):
     client.set_cookie("tz", "Pacific/Auckland")
     assert "1 game" in text(client.get("/history/?date_from=2024-12-03&date_to=2024-12-03"))
     assert "0 games" in text(client.get("/history/?date_from=2024-12-02&date_to=2024-12-02"))
+
+
+@pytest.mark.parametrize("language", list(i18n.LANGUAGES))
+def test_the_quick_number_and_day_formats_write_what_flask_babel_writes(app, language):
+    """wording.formats' one_decimal, percent and day (pages that write a hundred numbers and
+    dates) write exactly what Flask-Babel's format_decimal("#,##0.0"), format_percent and
+    dateformat write, in
+    every language and in time zones far apart (ties, −0.0, the thousands, naive times)."""
+    rng = random.Random(language)
+    values = [0, -0.0, -0.04, 0.05, 0.25, 2.25, -2.35, 999.89, 999.95, -999.96, 1234.5]
+    values += [rng.uniform(-1200, 1200) for _ in range(400)]
+    values += [rng.randrange(-2000, 2000) / 20 for _ in range(200)]
+    moments = [datetime(2024, 12, 31, 23, 30), datetime(2025, 1, 1, 0, 30, tzinfo=UTC)]
+    moments += [datetime(2020, 1, 1, tzinfo=UTC) + timedelta(minutes=rng.randrange(3_000_000))]
+    for zone in ("UTC", "Pacific/Auckland", "America/Sao_Paulo"):
+        cookies = f"{i18n.LANGUAGE_COOKIE}={language}; {i18n.TIMEZONE_COOKIE}={zone}"
+        with app.test_request_context(headers={"Cookie": cookies}):
+            for value in values:
+                assert formats.one_decimal(value) == format_decimal(value, "#,##0.0"), value
+            for value in (0, 0.005, 0.125, 0.4567, 1 / 3, 1, *(v / 1000 for v in values[:50])):
+                assert formats.percent(value) == format_percent(value), value
+            for moment in moments:
+                for width in ("short", "medium"):
+                    assert formats.day(moment, width) == format_date(moment, width), moment

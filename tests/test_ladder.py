@@ -3,6 +3,7 @@ kept current from the first changed game on, and read in a fixed number of queri
 
 import math
 import re
+import threading
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -11,7 +12,14 @@ import sqlalchemy as sa
 from scorekeeper import ratings, rules
 from scorekeeper.extensions import db
 from scorekeeper.forms.ladder import season_start
-from scorekeeper.models import Game, GameStatus, Ladder, LadderGame, LadderRating
+from scorekeeper.models import (
+    Game,
+    GameStatus,
+    Ladder,
+    LadderGame,
+    LadderRating,
+    LadderStanding,
+)
 from scorekeeper.reports import ladder
 from scorekeeper.reports.ladder import Finish, GameFinish, Rating
 from tests.factories import BASE_TIME, make_game, new_game, random_rounds
@@ -437,3 +445,139 @@ def test_ladder_queries_do_not_grow_with_the_number_of_games(db_app):
     # A ladder page then costs (SQLite's BEGIN,) one check that the ladder is current, one read.
     for url in URLS[:3]:
         assert len(again_with_many[url]) <= 3, again_with_many[url]
+
+
+# --- the standings and charts the job stores ------------------------------------------------
+
+
+def stored_standings_are_the_ratings_added_up() -> None:
+    """The ladder page's standings and every player's rating chart, as the job stored them,
+    are what the ladder's ratings say now (read afresh)."""
+    db.session.rollback()
+    table = ratings.standings(ratings.ALL_TIME, None, 1)
+    key = ratings.ladder_key(ratings.ALL_TIME, None)
+    rows = db.session.execute(
+        sa.select(LadderRating, LadderGame.played_at)
+        .join(
+            LadderGame,
+            sa.and_(
+                LadderGame.ladder_id == LadderRating.ladder_id,
+                LadderGame.game_id == LadderRating.game_id,
+            ),
+        )
+        .join(Ladder, Ladder.id == LadderRating.ladder_id)
+        .where(Ladder.key == key)
+        .order_by(LadderRating.seq)
+    ).all()
+    lines: dict[int, list] = {}
+    for row, played in rows:
+        lines.setdefault(row.player_id, []).append((row, played))
+    expected = {
+        player_id: (
+            len(games),
+            sum(row.winner for row, _ in games),
+            sum(row.place for row, _ in games),
+            (sum(row.hits for row, _ in games), sum(row.bids for row, _ in games)),
+            Rating(games[-1][0].mu, games[-1][0].sigma),
+        )
+        for player_id, games in lines.items()
+    }
+    got = {
+        s.player_id: (s.games, s.wins, s.place_sum, (s.bids.hits, s.bids.tries), s.rating)
+        for s in (*table.ranked, *table.unranked)
+    }
+    assert got == expected
+    for player_id, games in lines.items():
+        points = [
+            ladder.RatingPoint(number, played, Rating(row.mu, row.sigma).ordinal)
+            for number, (row, played) in enumerate(games, start=1)
+        ]
+        history = ratings.rating_history(player_id)
+        assert history.points == list(ladder.thinned(points)), player_id
+        assert history.games == len(points)
+
+
+def test_the_stored_standings_and_charts_follow_every_change(db_ctx):
+    game_rules = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=1))
+    names = ["Ann", "Bob", "Cy", "Di"]
+    games = []
+    # More games for Ann than a chart draws: her stored chart is thinned.
+    for n in range(ladder.MAX_POINTS + 5):
+        seats = ["Ann", names[1 + n % 3], names[1 + (n + 1) % 3]]
+        when = BASE_TIME + timedelta(hours=n)
+        rounds = random_rounds(game_rules, seed=n)
+        games.append(
+            make_game(seats, rounds, game_rules=game_rules, created_at=when, commit=False)
+        )
+    db.session.commit()
+    stored_standings_are_the_ratings_added_up()
+    assert len(ratings.rating_history(games[0].seats[0].player_id).points) == ladder.MAX_POINTS
+    # A correction of a finished game, then one taken back out of the finished games.
+    game = db.session.get(Game, games[3].id)
+    entries = game.rounds[0].entries
+    entries[0].tricks, entries[1].tricks = entries[1].tricks, entries[0].tricks
+    game.version += 1
+    db.session.commit()
+    stored_standings_are_the_ratings_added_up()
+    game = db.session.get(Game, games[7].id)
+    game.status = GameStatus.IN_PROGRESS
+    game.version += 1
+    db.session.commit()
+    stored_standings_are_the_ratings_added_up()
+
+
+def test_a_ladder_stored_before_its_standings_is_brought_up_to_date_by_its_job(db_ctx):
+    game_rules = rules.GameRules(players=3, bid_rule="free")
+    make_game(["Ann", "Bob", "Cy"], random_rounds(game_rules), game_rules=game_rules)
+    ratings.standings(ratings.ALL_TIME, None, 1)
+    # As migration 0013 leaves a ladder rated before: current ratings, no standings.
+    db.session.execute(sa.delete(LadderStanding))
+    db.session.execute(sa.update(Ladder).values(finished_version=None))
+    db.session.commit()
+    runs = ratings.job_runs(ratings.ALL_TIME, None)
+    stored_standings_are_the_ratings_added_up()
+    assert ratings.job_runs(ratings.ALL_TIME, None) == runs + 1  # the job stored them
+    stored_standings_are_the_ratings_added_up()
+    assert ratings.job_runs(ratings.ALL_TIME, None) == runs + 1  # current: one query
+
+
+def test_a_ladder_read_while_games_finish_shows_whole_standings(app):
+    """One request finishes games while another reads the ladder: every read shows a complete
+    ladder of some moment (the games of each player only ever grow, and all of a game's
+    players are on it together), and the last read all of them."""
+    one_round = {"plan": rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=1), "bid_rule": "free"}
+    with app.app_context():
+        games = [new_game(["Ann", "Bob", "Cy"], **one_round) for _ in range(5)]
+        db.session.remove()
+    done = threading.Event()
+    seen: list[dict[str, int]] = []
+    row = re.compile(r'<a href="/players/\d+">([^<]+)</a>\s*<span class="ladder-figures">(\d+)')
+
+    def read() -> None:
+        reader = app.test_client()
+        while not done.is_set():
+            page = reader.get("/ladder/?min_games=1").get_data(as_text=True)
+            if "being brought up to date" not in page:
+                seen.append({name: int(count) for name, count in row.findall(page)})
+
+    reading = threading.Thread(target=read)
+    reading.start()
+    writer = app.test_client()
+    try:
+        with app.app_context():
+            for game_id in games:
+                play_round(writer, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+                db.session.remove()
+    finally:
+        done.set()
+        reading.join()
+    counts = [(line.get("Ann", 0), line.get("Bob", 0), line.get("Cy", 0)) for line in seen]
+    assert counts == sorted(counts)
+    assert all(ann == bob == cy for ann, bob, cy in counts)
+    last = {
+        name: int(n)
+        for name, n in row.findall(
+            app.test_client().get("/ladder/?min_games=1").get_data(as_text=True)
+        )
+    }
+    assert last == {"Ann": 5, "Bob": 5, "Cy": 5}

@@ -220,9 +220,44 @@ def test_the_page_figures_stored_per_game_add_up_to_the_definition(db_app):
         for name in names:
             expected = player_stats(ids[name], oracle_games(ids[name]))
             assert queries.player_stats(ids[name], []) == expected, name
+            # The all-time figures stored with the results are the same.
+            stored, bidding_stored = queries.stored_figures(ids[name])
+            assert stored == expected, name
+            assert bidding_stored == queries.bidding_figures(ids[name], []), name
             after = player_stats(ids[name], oracle_games(ids[name], queries.day_start(since)))
             assert queries.player_stats(ids[name], conditions) == after, name
         assert max(player_stats(ids[n], oracle_games(ids[n])).longest_streak for n in names) > 4
+
+
+def test_figures_stored_game_by_game_add_up_to_the_definition(db_app):
+    """Games finished one transaction at a time are added to the stored all-time figures
+    (where they come last in the order played; one started earlier, or at the same moment
+    with a lower id, has the figures computed again): after each, every player's stored
+    figures equal stats.player_stats over the games' score sheets."""
+    rng = random.Random(11)
+    names = ["Ann", "Bob", "Cy", "Di"]
+    with db_app.app_context():
+        for n in range(24):
+            seated = rng.sample(names, rng.randint(3, 4))
+            plan = rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=rng.randint(1, 3))
+            game_rules = rules.GameRules(players=len(seated), plan=plan, bid_rule="free")
+            rounds = random_rounds(game_rules, seed=100 + n)
+            if n % 3 == 0:  # every bid met: a run that goes on into the next game
+                rounds = [(list(tricks), list(tricks)) for _bids, tricks in rounds]
+            # Mostly later and later, sometimes a game from before (entered afterwards).
+            hours = n if n % 5 else n - 4
+            make_game(
+                seated,
+                rounds,
+                game_rules=game_rules,
+                created_at=BASE_TIME + timedelta(hours=hours),
+            )
+            ids = dict(db.session.execute(sa.select(Player.name, Player.id)).all())
+            for name, player_id in ids.items():
+                expected = player_stats(player_id, oracle_games(player_id))
+                stored, bidding_stored = queries.stored_figures(player_id)
+                assert stored == expected, (n, name)
+                assert bidding_stored == queries.bidding_figures(player_id, []), (n, name)
 
 
 def test_stored_results_follow_a_correction_of_a_finished_game(db_app):

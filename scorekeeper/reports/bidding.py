@@ -188,9 +188,7 @@ def _tally(counts: Sequence[int]) -> Tally:
     return Tally(met + over + under, met, over, under)
 
 
-def add_up(figures: Iterable[SeatBidding | None]) -> BiddingStats:
-    """The bidding figures of a player from what each of their seats adds (stored with the
-    results, or made by :func:`seat_bidding`); a seat without figures adds nothing."""
+def _sums(figures: Iterable[SeatBidding | None]) -> dict[int, list[int]]:
     sums: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     for seat in figures:
         for at in range(0, len(seat or ()), 4):
@@ -198,6 +196,20 @@ def add_up(figures: Iterable[SeatBidding | None]) -> BiddingStats:
             known[0] += seat[at + 1]  # type: ignore[index]
             known[1] += seat[at + 2]  # type: ignore[index]
             known[2] += seat[at + 3]  # type: ignore[index]
+    return sums
+
+
+def summed(figures: Iterable[SeatBidding | None]) -> SeatBidding:
+    """What these seats add, as one seat's figures: ``add_up([summed(seats)])`` is
+    ``add_up(seats)`` (a player's stored all-time figures keep this)."""
+    sums = _sums(figures)
+    return [number for code in sorted(sums) for number in (code, *sums[code])]
+
+
+def add_up(figures: Iterable[SeatBidding | None]) -> BiddingStats:
+    """The bidding figures of a player from what each of their seats adds (stored with the
+    results, or made by :func:`seat_bidding`); a seat without figures adds nothing."""
+    sums = _sums(figures)
 
     def kind(base: int) -> dict[int, list[int]]:
         return {code - base: counts for code, counts in sums.items() if base <= code < base + 1000}

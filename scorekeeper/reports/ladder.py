@@ -174,8 +174,9 @@ def thinned(points: Sequence[RatingPoint], limit: int = MAX_POINTS) -> tuple[Rat
     return tuple(points[index] for index in picks)
 
 
-def rating_chart(points: Sequence[RatingPoint]) -> RatingChart | None:
-    """A line of the rating after each game, over the games in order (``None`` for none).
+def rating_chart(points: Sequence[RatingPoint], games: int | None = None) -> RatingChart | None:
+    """A line of the rating after each game, over the games in order (``None`` for none);
+    ``games``: how many there were, when ``points`` are already thinned.
 
     The axis includes 0, where every player starts."""
     if not points:
@@ -214,5 +215,5 @@ def rating_chart(points: Sequence[RatingPoint]) -> RatingChart | None:
         path="M" + " L".join(f"{x:g},{y:g}" for x, y in coordinates),
         last=coordinates[-1],
         points=drawn,
-        games=len(points),
+        games=len(points) if games is None else games,
     )

@@ -68,14 +68,17 @@ def player_context(player_id: int) -> tuple[int, dict[str, Any]]:
         "player": found,
         "form": form,
         "stats": None,
-        "rating_chart": rating_chart(history.points),
+        "rating_chart": rating_chart(history.points, history.games),
         "ratings_updating": history.updating,
     }
     if not form.validate():
         return 422, context
     conditions = queries.period_conditions(form.date_from.data, form.date_to.data, viewer_zone())
-    context["stats"] = queries.player_stats(found.id, conditions)
-    context["bidding"] = queries.bidding_figures(found.id, conditions)
+    if conditions:
+        context["stats"] = queries.player_stats(found.id, conditions)
+        context["bidding"] = queries.bidding_figures(found.id, conditions)
+    else:  # all time: stored with the results, read in two small queries
+        context["stats"], context["bidding"] = queries.stored_figures(found.id)
     context["bidding_words"] = bidding_words
     context["bidding_findings"] = bidding.findings
     return 200, context

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from flask_babel import format_percent
-
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..reports import bidding
+from .formats import percent as share
 
 
 def percent(value: float | None) -> str:
     """A share as the language writes a percentage ("41 %"), or a dash when there is none."""
-    return "–" if value is None else format_percent(value)
+    return "–" if value is None else share(value)
 
 
 def place_label(place: bidding.PositionTally) -> str:
