@@ -2,14 +2,14 @@
 database written before is filled by `flask serve` and `flask refresh`)
 
 Revision ID: player_figures
-Revises: seat_bidding
+Revises: player_ids
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "player_figures"
-down_revision = "seat_bidding"
+down_revision = "player_ids"
 branch_labels = None
 depends_on = None
 
