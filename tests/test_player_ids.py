@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from flask import Flask
 from flask_migrate import upgrade
 
-from scorekeeper import MIGRATIONS_DIR, create_app, roster
+from scorekeeper import MIGRATIONS_DIR, create_app, figures, roster
 from scorekeeper.extensions import db
 from scorekeeper.models import Player, PlayerAlias, PlayerChange
 from tests.conftest import make_config
@@ -68,8 +68,10 @@ def test_a_merged_players_old_link_leads_to_the_player_kept(client, ctx):
 
 
 @pytest.fixture
-def old_app(database_config: dict) -> Iterator[Flask]:
-    """The app on a database migrated only up to the revision before this change."""
+def old_app(database_config: dict, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flask]:
+    """The app on a database migrated only up to the revision before this change (and, as
+    the app then was, storing no player figures: their table comes two revisions later)."""
+    monkeypatch.setattr(figures, "store_pending", figures.forget_due)
     app = create_app(make_config(**database_config))
     with app.app_context():
         upgrade(directory=MIGRATIONS_DIR, revision=BEFORE)
@@ -78,10 +80,13 @@ def old_app(database_config: dict) -> Iterator[Flask]:
         db.engine.dispose()
 
 
-def counts() -> dict[str, int]:
+def counts(tables: set[str] | None = None) -> dict[str, int]:
+    """The rows of every table there is (or of ``tables``)."""
+    there = tables or set(sa.inspect(db.engine).get_table_names())
     return {
         table.name: db.session.scalar(sa.select(sa.func.count()).select_from(table))
         for table in db.metadata.sorted_tables
+        if table.name in there
     }
 
 
@@ -102,7 +107,7 @@ def test_an_upgraded_database_never_gives_a_retired_number_again(old_app):
     db.session.remove()
 
     upgrade(directory=MIGRATIONS_DIR)
-    assert counts() == before  # the players' table rebuilt: nothing cascaded away
+    assert counts(set(before)) == before  # the players' table rebuilt: nothing cascaded away
     assert db.session.execute(sa.select(PlayerAlias.name_key, PlayerAlias.player_id)).all() == (
         aliases
     )
