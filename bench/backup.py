@@ -111,8 +111,9 @@ def _rows(model: type, where: Any) -> list[dict]:
     return [dict(row._mapping) for row in db.session.execute(sa.select(table).where(where))]
 
 
-def seed(database_url: str, games: int, players: int = 30) -> None:
-    """Empty the database, play the templates, then copy them up to ``games`` games."""
+def seed(database_url: str, games: int, players: int = 30, templates: int = TEMPLATES) -> None:
+    """Empty the database, play ``templates`` games round by round, then copy them up to
+    ``games`` games."""
     app = _app(database_url)
     rng = random.Random(2024)
     with app.app_context():
@@ -122,20 +123,20 @@ def seed(database_url: str, games: int, players: int = 30) -> None:
             sa.insert(Player), [{"name": n, "name_key": n.lower()} for n in NAMES[:players]]
         )
         db.session.commit()
-        ids = [play_template(rng, rng.sample(NAMES[:players], 4)) for _ in range(TEMPLATES)]
-        templates = []
+        ids = [play_template(rng, rng.sample(NAMES[:players], 4)) for _ in range(templates)]
+        played = []
         for game_id in ids:
             game = _rows(Game, Game.id == game_id)[0]
             rounds = _rows(Round, Round.game_id == game_id)
             entries = _rows(Entry, Entry.round_id.in_([r["id"] for r in rounds]))
             history = _rows(Change, Change.game_id == game_id)
-            templates.append((game, rounds, entries, history))
+            played.append((game, rounds, entries, history))
         next_game = max(ids) + 1
         next_round = db.session.scalar(sa.select(sa.func.max(Round.id))) + 1
         start = datetime(2023, 1, 1, 19, tzinfo=UTC)
         rows: dict[type, list[dict]] = {Game: [], Seat: [], Round: [], Entry: [], Change: []}
-        for copy in range(games - TEMPLATES):
-            game, rounds, entries, history = templates[copy % TEMPLATES]
+        for copy in range(games - len(ids)):
+            game, rounds, entries, history = played[copy % len(ids)]
             when = start + timedelta(hours=8 * copy)
             shift = when - game["created_at"].replace(tzinfo=UTC)
             game_id, next_game = next_game, next_game + 1

@@ -29,7 +29,8 @@ PARSER_READ = 64 * 1024
 def seeded_club_backup(folder: Path, games: int) -> bytes:
     """The backup file of a club of ``games`` finished games with their whole histories (the
     club stays in ``folder``, for :func:`club_game_export`)."""
-    seed(_club_url(folder), games)
+    # Three games played round by round (each a 90-change history) are enough to copy from.
+    seed(_club_url(folder), games, templates=3)
     with _club(folder):
         return "".join(exchange.backup_chunks()).encode()
 
