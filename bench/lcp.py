@@ -16,8 +16,7 @@ Protocol: Network.emulateNetworkConditions, Emulation.setCPUThrottlingRate):
 Each is the median of --runs runs; the LCP is read from the page's own
 PerformanceObserver. Then one visit walks home → games list → a game's page → a player's
 page → the ladder → setup and prints the bytes each later page took on the wire (the
-document and every resource as received, headers included: Playwright's request sizes —
-the Resource Timing API's transferSize counts some compressed documents decoded). Targets (issue
+document and every file not served from the browser's cache, headers included). Targets (issue
 #29): first visit <= 1.3x and repeat visit <= 1.1x the static page's LCP; a later page of a
 visit <= 8 KB. Run from the project root:
 
@@ -113,18 +112,34 @@ def visits(browser, url: str, runs: int) -> tuple[float, float]:
 
 def walk(browser, base: str, pages: dict[str, str]) -> dict[str, int]:
     """The bytes each page of one visit took on the wire, in :data:`WALK`'s order: every
-    request's response headers and body as received (Playwright's ``Request.sizes``)."""
+    answer's status line, headers and body as sent (its Content-Length), except a static
+    file answered from the browser's cache (a hashed file is kept a year: Chromium asks for
+    it once). Playwright's own request sizes are negative for later pages under the
+    network emulation, and Chromium's transferSize counts some compressed documents
+    decoded, so the answers are counted as they come."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = throttled(context)
-    finished = []
-    page.on("requestfinished", finished.append)
+    fetched: list[int] = []
+    cached: set[str] = set()
+
+    def answered(response) -> None:
+        url = response.url
+        if "/static/" in url and url in cached:
+            return  # from the browser's cache: no byte on the wire
+        if "/static/" in url:
+            cached.add(url)
+        headers = response.headers
+        head = len(f"HTTP/1.1 {response.status} {response.status_text}\r\n") + 2
+        head += sum(len(name) + len(value) + 4 for name, value in headers.items())
+        fetched.append(head + int(headers.get("content-length", "0")))
+
+    page.on("response", answered)
     taken = {}
     for name in WALK:
-        finished.clear()
+        fetched.clear()
         page.goto(base + pages[name], wait_until="load")
         page.wait_for_timeout(400)  # the scripts the loader starts after the first paint
-        sizes = [request.sizes() for request in finished]
-        taken[name] = sum(size["responseHeadersSize"] + size["responseBodySize"] for size in sizes)
+        taken[name] = sum(fetched)
     context.close()
     return taken
 
