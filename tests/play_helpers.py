@@ -1,6 +1,8 @@
 """Drive the round screens through the test client, the way the page's forms post."""
 
 import re
+import threading
+from collections.abc import Callable
 
 from flask.testing import FlaskClient
 
@@ -77,3 +79,27 @@ def correction(bids: list[int], took: list[int], trump: str = "suit:hearts", **e
     data |= {f"bid_{seat}": value for seat, value in enumerate(bids)}
     data |= {f"tricks_{seat}": value for seat, value in enumerate(took)}
     return data
+
+
+def finish_while_reading(app, game_ids: list[int], read: Callable[[FlaskClient], None]) -> None:
+    """Finish each one-round game (bids 1, 0, 0 and tricks as bid) from one client while
+    ``read`` is called again and again with another, in a thread of its own, until the last
+    game is finished: a page read while another request writes."""
+    done = threading.Event()
+
+    def reading() -> None:
+        reader = app.test_client()
+        while not done.is_set():
+            read(reader)
+
+    thread = threading.Thread(target=reading)
+    thread.start()
+    writer = app.test_client()
+    try:
+        with app.app_context():
+            for game_id in game_ids:
+                play_round(writer, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+                db.session.remove()
+    finally:
+        done.set()
+        thread.join()

@@ -13,7 +13,7 @@ from scorekeeper.models import DerivedJob, Game, Player, PlayerFigures, SeatResu
 from scorekeeper.reports import bidding
 from tests.conftest import make_config
 from tests.factories import make_game, new_game, random_rounds
-from tests.play_helpers import play_round, post, tricks, trump_and_bids
+from tests.play_helpers import finish_while_reading, play_round, post, tricks, trump_and_bids
 
 
 def stored_results_are_current() -> None:
@@ -286,31 +286,18 @@ def test_a_player_page_read_while_games_finish_shows_whole_figures(app):
         games = [new_game(["Ann", "Bob", "Cy"], **one_round) for _ in range(6)]
         ann = queries.player_choices()[0][0]
         db.session.remove()
-    done = threading.Event()
     seen: list[tuple[int, int]] = []
 
-    def read() -> None:
-        reader = app.test_client()
-        while not done.is_set():
-            page = reader.get(f"/players/{ann}").get_data(as_text=True)
-            if "has no finished game" in page:
-                seen.append((0, 0))
-                continue
-            count = int(re.search(r"<dt>Games</dt><dd[^>]*>(\d+)</dd>", page).group(1))
-            met = re.search(r"exactly the tricks bid \((\d+) of (\d+)\)", page)
-            seen.append((count, int(met.group(2))))
+    def read(reader) -> None:
+        page = reader.get(f"/players/{ann}").get_data(as_text=True)
+        if "has no finished game" in page:
+            seen.append((0, 0))
+            return
+        count = int(re.search(r"<dt>Games</dt><dd[^>]*>(\d+)</dd>", page).group(1))
+        met = re.search(r"exactly the tricks bid \((\d+) of (\d+)\)", page)
+        seen.append((count, int(met.group(2))))
 
-    reading = threading.Thread(target=read)
-    reading.start()
-    writer = app.test_client()
-    try:
-        with app.app_context():
-            for game_id in games:
-                play_round(writer, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
-                db.session.remove()
-    finally:
-        done.set()
-        reading.join()
+    finish_while_reading(app, games, read)
     assert seen == sorted(seen)  # games only ever added
     assert all(rounds == count for count, rounds in seen)  # one bid per game: whole figures
     page = app.test_client().get(f"/players/{ann}").get_data(as_text=True)

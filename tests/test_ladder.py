@@ -3,7 +3,6 @@ kept current from the first changed game on, and read in a fixed number of queri
 
 import math
 import re
-import threading
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -23,7 +22,7 @@ from scorekeeper.models import (
 from scorekeeper.reports import ladder
 from scorekeeper.reports.ladder import Finish, GameFinish, Rating
 from tests.factories import BASE_TIME, make_game, new_game, random_rounds
-from tests.play_helpers import play_round
+from tests.play_helpers import finish_while_reading, play_round
 from tests.test_history_queries import counted
 
 # --- the hand-checked example --------------------------------------------------------------
@@ -549,28 +548,15 @@ def test_a_ladder_read_while_games_finish_shows_whole_standings(app):
     with app.app_context():
         games = [new_game(["Ann", "Bob", "Cy"], **one_round) for _ in range(5)]
         db.session.remove()
-    done = threading.Event()
     seen: list[dict[str, int]] = []
     row = re.compile(r'<a href="/players/\d+">([^<]+)</a>\s*<span class="ladder-figures">(\d+)')
 
-    def read() -> None:
-        reader = app.test_client()
-        while not done.is_set():
-            page = reader.get("/ladder/?min_games=1").get_data(as_text=True)
-            if "being brought up to date" not in page:
-                seen.append({name: int(count) for name, count in row.findall(page)})
+    def read(reader) -> None:
+        page = reader.get("/ladder/?min_games=1").get_data(as_text=True)
+        if "being brought up to date" not in page:
+            seen.append({name: int(count) for name, count in row.findall(page)})
 
-    reading = threading.Thread(target=read)
-    reading.start()
-    writer = app.test_client()
-    try:
-        with app.app_context():
-            for game_id in games:
-                play_round(writer, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
-                db.session.remove()
-    finally:
-        done.set()
-        reading.join()
+    finish_while_reading(app, games, read)
     counts = [(line.get("Ann", 0), line.get("Bob", 0), line.get("Cy", 0)) for line in seen]
     assert counts == sorted(counts)
     assert all(ann == bob == cy for ann, bob, cy in counts)
