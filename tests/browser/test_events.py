@@ -191,7 +191,11 @@ def test_a_game_corrected_before_the_next_draw_is_flagged_far_from_utc(
 
         table = phone(timezone_id=FAR_ZONE)
         table.goto(link)
+        # Each tap waits for its own answer: a tap while the previous answer is swapped in
+        # can land on the part being replaced, and be lost.
+        before = table.locator("#table").get_attribute("data-version")
         table.locator(".trump-row").first.get_by_role("button", name="Hearts").click()
+        expect(table.locator("#table")).not_to_have_attribute("data-version", before)
         for seat in bid_order:
             before = table.locator("#table").get_attribute("data-version")
             value = 1 if seat == seat_of["Ann"] else 0
