@@ -26,7 +26,7 @@ from werkzeug.routing import IntegerConverter, Map
 from whitenoise import WhiteNoise
 from whitenoise.compress import Compressor
 
-from . import cli, config, errors, hosts, i18n, models, views
+from . import cli, config, errors, hosts, i18n, models, templating, views
 from .extensions import babel, csrf, db, htmx, limiter, migrate
 
 # No inline script or style anywhere (but the stylesheet and the script loader themselves,
@@ -68,6 +68,7 @@ class ScorekeeperFlask(Flask):
     (whether it is a coroutine function): a twentieth of a small page's calls, profiled."""
 
     _SYNCED_KEPT = 1024  # functions: the app registers about a hundred
+    jinja_environment = templating.TemplateEnvironment
 
     def ensure_sync(self, func: Any) -> Any:
         synced: dict[Any, Any] = self.__dict__.setdefault("_synced", {})

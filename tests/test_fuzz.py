@@ -53,8 +53,8 @@ from scorekeeper.models import Game, RoundState
 
 PASSWORD = "fuzz-password"
 # At least this many examples over all routes (each run of a route its share, rounded up).
-TOTAL_EXAMPLES = 2100
-POSTGRES_EXAMPLES = 700  # and as many again on PostgreSQL, when TEST_DATABASE_URL is set
+TOTAL_EXAMPLES = 1400
+POSTGRES_EXAMPLES = 450  # and as many again on PostgreSQL, when TEST_DATABASE_URL is set
 ERROR_MARK = 'role="alert"'
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 CAUSES = tuple(cause.value for cause in rules.TrumpCause)
