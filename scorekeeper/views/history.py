@@ -108,7 +108,7 @@ def game(game_id: int) -> Response:
 
 
 def game_context(game_id: int) -> dict[str, Any]:
-    context = played(load_game(game_id))
+    context = played(queries.read_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
     return context | {
         "flags": rules.flagged_rounds(game_rules, records.round_records(context["game"])),
@@ -131,7 +131,7 @@ def replay(game_id: int) -> Response:
 
 
 def replay_context(game_id: int) -> tuple[int, dict[str, Any]]:
-    context = played(queries.load_game(game_id))
+    context = played(queries.read_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
     played_rounds = len(sheet.rows)
     raw = request.args.get("round", "1" if played_rounds else "0")

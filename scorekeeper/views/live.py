@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from ..models import Game
-from ..queries import live_version, live_version_outside, load_game, seat_links
+from ..queries import live_version, live_version_outside, load_game, read_game, seat_links
 from .addresses import ANNOUNCED_FILE, public_url, remember_announced
 from .addresses import qr_svg as _qr
 from .rendering import read_only, render, viewer_tag
@@ -61,7 +61,7 @@ def _serve(token: str, part: str, template: str) -> Response:
     # The same for every phone until the game changes; a phone asks every time (no-cache)
     # and gets a 304 until then.
     return read_only(
-        etag, lambda: Response(render_template(template, **live_context(load_game(game_id))))
+        etag, lambda: Response(render_template(template, **live_context(read_game(game_id))))
     )
 
 

@@ -19,7 +19,14 @@ from ..forms import table as forms
 from ..forms.base import Form
 from ..i18n import gettext as _
 from ..models import ChangeAction, Game, GameStatus, Round, RoundState
-from ..queries import data_version, entered_on_paper, game_version, load_game, reload_game
+from ..queries import (
+    data_version,
+    entered_on_paper,
+    game_version,
+    load_game,
+    read_game,
+    reload_game,
+)
 from ..records import rules_of
 from .rendering import page_tag, render, render_read_only
 from .table_screen import (
@@ -42,7 +49,7 @@ def render_table(game: Game, status: int = 200, **context: Any) -> Response:
 
 @bp.get("/<int:game_id>")
 def table(game_id: int) -> Response:
-    return render_table(load_game(game_id))
+    return render_table(read_game(game_id))
 
 
 @bp.get("/<int:game_id>/poll")
@@ -310,7 +317,7 @@ def sheet(game_id: int) -> Response:
         page_tag("sheet", game_id, data_version()),
         "play/sheet.html",
         None,
-        lambda: table_context(load_game(game_id)) | {"on_paper": entered_on_paper(game_id)},
+        lambda: table_context(read_game(game_id)) | {"on_paper": entered_on_paper(game_id)},
     )
 
 

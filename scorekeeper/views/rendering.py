@@ -78,8 +78,13 @@ def read_only(tag: str | None, make: Callable[[], Response]) -> Response:
     if tag is not None and request.if_none_match.contains_weak(tag):
         response = Response(status=304)
     else:
+        # Only while this page is made: an app context shared by several requests (a test's,
+        # or a view answering with another view) must not leave it set for a writing page.
         setattr(g, READS_ONLY, True)
-        response = make()
+        try:
+            response = make()
+        finally:
+            g.pop(READS_ONLY, None)
         if g.pop(PROVISIONAL, False):
             tag = None
     if tag is not None and response.status_code in (200, 304):

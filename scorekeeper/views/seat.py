@@ -30,7 +30,7 @@ from ..extensions import htmx
 from ..forms import table as forms
 from ..i18n import gettext as _
 from ..models import ChangeAction, Game
-from ..queries import load_game, reload_game, seat_version
+from ..queries import load_game, read_game, reload_game, seat_version
 from ..queries import seat_links as links_by_seat
 from ..records import rules_of
 from .rendering import viewer_tag
@@ -91,7 +91,7 @@ def _serve(token: str, template: str) -> Response:
     else:
         # The bid pad's form carries this phone's own keys: a 304 keeps them.
         response = Response(
-            render_template(template, **seat_context(load_game(game_id), seat, token))
+            render_template(template, **seat_context(read_game(game_id), seat, token))
         )
     response.set_etag(etag, weak=True)
     response.cache_control.no_cache = True
