@@ -10,7 +10,6 @@ from datetime import date
 from typing import Any
 
 from flask_wtf.file import FileField, FileRequired
-from wtforms import SelectField
 from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
@@ -21,7 +20,7 @@ from ..i18n import viewer_zone
 from ..queries import GameFilter
 from ..wording import messages
 from ..wording.history import STATUS_LABELS
-from .base import Form, WholeNumberField
+from .base import Form, SelectField, WholeNumberField
 
 FIRST_DAY = date(2000, 1, 1)
 LAST_DAY = date(2999, 12, 31)

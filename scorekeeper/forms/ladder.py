@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from wtforms import SelectField
 from wtforms.fields.choices import SelectChoice
 
 from ..i18n import lazy_gettext as _l
-from .base import Form
+from .base import Form, SelectField
 
 SEASONS = {
     "all": _l("All time"),

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
-from wtforms import BooleanField, HiddenField, SelectField, StringField
+from wtforms import BooleanField, HiddenField, StringField
 from wtforms.fields import DateField, TimeField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired
@@ -25,7 +25,7 @@ from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..models import name_key
 from ..wording import messages
-from .base import KEY_CHECKS, new_request_key, whole_number
+from .base import KEY_CHECKS, SelectField, new_request_key, whole_number
 from .setup import MoreRulesFields, clean_name, name_problem
 
 SEATS = range(1, rules.MAX_PLAYERS + 1)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from wtforms import HiddenField, SelectField, StringField
+from wtforms import HiddenField, StringField
 from wtforms.validators import ValidationError
 
 from ..i18n import lazy_gettext as _l
-from .base import KEY_CHECKS, Form, new_request_key, whole_number
+from .base import KEY_CHECKS, Form, SelectField, new_request_key, whole_number
 from .setup import NAME_MAX_LENGTH, clean_name, name_problem
 
 
