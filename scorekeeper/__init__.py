@@ -18,7 +18,6 @@ import rcssmin
 import rjsmin
 from flask import Flask, Response, abort, has_request_context, request
 from flask.sessions import SecureCookieSessionInterface
-from flask_babel import get_locale
 from flask_compress import Compress
 from jinja2 import StrictUndefined
 from markupsafe import Markup
@@ -100,7 +99,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # A template that needs a variable its view forgot fails loudly instead of printing "".
     app.jinja_env.undefined = StrictUndefined
     app.jinja_env.add_extension("jinja2.ext.do")
-    app.jinja_env.globals["current_locale"] = get_locale
+    # The request's language, found once per request (Flask-Babel finds it again per call).
+    app.jinja_env.globals["current_locale"] = i18n.locale_name
     # The zone a page's times are written in (``data-times``): app.js reloads the page only
     # when the browser's own zone is another one.
     app.jinja_env.globals["shown_zone"] = lambda: views.rendering.viewer()[1]
