@@ -201,13 +201,17 @@ def read_game(game_id: int) -> GameRead:
         game.seats.append(seat)
     rounds: dict[int, RoundRead] = {}
     game.rounds = []
-    for row in connection.execute(_ROUNDS_READ, {"game_id": game_id}):
-        round_ = rounds[row.id] = RoundRead(row._mapping)
+    found_rounds = connection.execute(_ROUNDS_READ, {"game_id": game_id})
+    names = tuple(found_rounds.keys())
+    for row in found_rounds:
+        round_ = rounds[row.id] = RoundRead(zip(names, row, strict=True))
         round_.game = game
         round_.entries = []
         game.rounds.append(round_)
-    for row in connection.execute(_ENTRIES_READ, {"game_id": game_id}):
-        entry = EntryRead(row._mapping)
+    found_entries = connection.execute(_ENTRIES_READ, {"game_id": game_id})
+    names = tuple(found_entries.keys())
+    for row in found_entries:
+        entry = EntryRead(zip(names, row, strict=True))
         entry.round = round_ = rounds[row.round_id]
         round_.entries.append(entry)
     return game

@@ -34,6 +34,7 @@ from .table_screen import (
     STALE,
     resent_with_other_values,
     sealed_basis,
+    sheet_context,
     store,
     table_context,
     table_etag,
@@ -317,7 +318,7 @@ def sheet(game_id: int) -> Response:
         page_tag("sheet", game_id, data_version()),
         "play/sheet.html",
         None,
-        lambda: table_context(read_game(game_id)) | {"on_paper": entered_on_paper(game_id)},
+        lambda: sheet_context(read_game(game_id)) | {"on_paper": entered_on_paper(game_id)},
     )
 
 

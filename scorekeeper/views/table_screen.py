@@ -30,6 +30,23 @@ def table_etag(game_id: int, version: int) -> str:
     return f"table-{game_id}-{version}-{viewer_tag()}"
 
 
+def sheet_context(game: Game) -> dict[str, Any]:
+    """What the score sheet's page shows: the sheet, its highlights and the rounds to check
+    (none of the round screen's step, undo or history)."""
+    game_rules = rules_of(game)
+    sheet = sheet_of(game)
+    in_progress = game.status == GameStatus.IN_PROGRESS
+    return {
+        "game": game,
+        "rules": game_rules,
+        "names": player_names(game),
+        "sheet": sheet,
+        "highlighted": sheet.highlighted(in_progress),
+        "in_progress": in_progress,
+        "flags": rules.flagged_rounds(game_rules, round_records(game)),
+    }
+
+
 def table_context(
     game: Game,
     *,
