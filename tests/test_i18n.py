@@ -485,3 +485,17 @@ def test_the_quick_number_and_day_formats_write_what_flask_babel_writes(app, lan
             for moment in moments:
                 for width in ("short", "medium"):
                     assert formats.day(moment, width) == format_date(moment, width), moment
+
+
+def test_wtforms_own_words_follow_each_visitor_s_language(client):
+    """A refused filter shows WTForms' own message in the visitor's language, however the
+    visitors before them spoke (its catalogue is read once per language)."""
+    expected = {
+        "de": "Keine gültige Auswahl.",
+        "en": "Not a valid choice.",
+        "it": "Non è una opzione valida",
+    }
+    for language in ("de", "en", "it", "de", "en"):
+        page = client.get("/history/?status=bogus", headers={"Accept-Language": language})
+        shown = re.findall(r'class="field-error"[^>]*>([^<]*)<', page.get_data(as_text=True))
+        assert [html.unescape(text) for text in shown] == [expected[language]], language

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -9,14 +10,18 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from babel import support
+from flask import current_app
 from flask_wtf import FlaskForm
 from markupsafe import Markup, escape
 from wtforms import IntegerField, widgets
 from wtforms import SelectField as WTFormsSelectField
+from wtforms.i18n import messages_path
 from wtforms.validators import Optional, Regexp
 
 from .. import rules
 from ..i18n import lazy_gettext as _l
+from ..i18n import locale_name
 from ..wording import messages
 
 # A number as a page posts it: ASCII digits, an optional minus, at most nine digits — never
@@ -100,6 +105,11 @@ def seat_field_name(kind: str, seat: int) -> str:
     return f"{kind}_{seat}"
 
 
+@functools.lru_cache(maxsize=16)
+def _wtforms_catalogue(locale: str) -> support.Translations:
+    return support.Translations.load(messages_path(), [locale], domain="wtforms")
+
+
 class Form(FlaskForm):
     """A form whose messages all live on it: each field's, then each rule problem's.
 
@@ -108,6 +118,16 @@ class Form(FlaskForm):
     """
 
     PROBLEM_FIELDS: ClassVar[Mapping[str, str]] = {}
+
+    class Meta:
+        def get_translations(self, form: Any) -> Any:
+            """WTForms' own words (a field's default label, its messages) in the request's
+            language. Flask-WTF reads WTForms' catalogue from disk for every request that
+            makes a form (a twentieth of the setup page, cProfile); the catalogue of each
+            language is read once here, as Flask-WTF would read it."""
+            if not current_app.config.get("WTF_I18N_ENABLED", True):
+                return super().get_translations(form)  # type: ignore[misc]
+            return _wtforms_catalogue(locale_name())
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
