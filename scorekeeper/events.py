@@ -174,7 +174,9 @@ def board_version(token: str) -> tuple[int, str] | None:
     event's own version (a draw, a swap, a start, a name) and, summed over its games, the
     version of each game's last change the board shows (:data:`BOARD_ACTIONS`): it moves
     with every scored round, correction or undo, never with a bid."""
-    row = db.session.execute(_BOARD_VERSION, {"token": token}).first()
+    # On the session's connection, as a Core statement: the one query of a poll answered
+    # "not modified" (through the ORM's execute it cost a sixth of that answer).
+    row = db.session.connection().execute(_BOARD_VERSION, {"token": token}).first()
     if row is None:
         return None
     return row[0], f"{row[1]}.{row[2]}.{row[3]}"

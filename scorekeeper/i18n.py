@@ -70,9 +70,9 @@ def viewer_zone() -> ZoneInfo:
     """The viewer's time zone (the one :func:`select_timezone` chose) as a ``zoneinfo``
     zone, for arithmetic on days and times. Flask-Babel's ``get_timezone()`` is a pytz zone,
     which ``datetime.combine(..., tzinfo=zone)`` reads as its old local mean time (+11:39
-    for Auckland): it only serves to format, and to name the zone (found once per request,
-    before a kept page is made, which cannot read the cookies)."""
-    return ZoneInfo(str(get_timezone() or "UTC"))
+    for Auckland): it only serves to format, and to name the zone (:func:`zone_name`, found
+    once per request; zoneinfo keeps each zone it has read)."""
+    return ZoneInfo(zone_name())
 
 
 # --- translating, once per request ---------------------------------------------------------
