@@ -319,6 +319,19 @@
   document.addEventListener("keydown", startVideo, true);
   window.addEventListener("pagehide", stopVideo);
 
+  // --- At the table, offline.js keeps the rounds when the server cannot be reached. It is
+  // fetched only on a table screen, after the page is shown (not part of any first paint). ---
+  function loadOffline() {
+    var table = document.querySelector("#table[data-offline-script]");
+    if (!table || document.querySelector("script[data-offline-js]")) return;
+    var script = document.createElement("script");
+    script.src = table.dataset.offlineScript;
+    script.setAttribute("data-offline-js", "");
+    document.head.appendChild(script);
+  }
+  whenLoaded(loadOffline);
+  document.addEventListener("htmx:afterSettle", loadOffline);
+
   // --- The offline notice stands in for the page that could not be reached, at its address:
   // "Try again" reloads it (without JavaScript its link goes to that same address). ---
   document.addEventListener("click", function (event) {
