@@ -1922,6 +1922,7 @@ class OfflineRound:
     hand_size: int
     dealer: int
     bid_order: tuple[int, ...]
+    play_order: tuple[int, ...]
     trump: tuple[tuple[TrumpCause, tuple[Suit | None, ...]], ...]
     trump_automatic: bool
     forbidden: tuple[int | None, ...]
@@ -1941,6 +1942,8 @@ class OfflineRound:
             ],
             "tricks": self.required_tricks,
         }
+        if self.play_order != self.bid_order:
+            data["play"] = list(self.play_order)  # Saboteur: the dealer plays, not bids
         if self.trump_automatic:
             data["auto"] = True
         if any(value is not None for value in self.forbidden):
@@ -2037,6 +2040,7 @@ def offline_plan(rules: GameRules, round_number: int, dealer: int) -> OfflinePla
                 hand_size=cards,
                 dealer=dealer,
                 bid_order=bid_order(rules, dealer),
+                play_order=play_order(dealer, rules.players),
                 trump=choice.options,
                 trump_automatic=choice.automatic is not None,
                 forbidden=_forbidden_table(rules, number, cards, dealer),

@@ -1778,6 +1778,7 @@ def test_offline_plan_forbids_nothing_where_the_rule_does_not_bind():
 def test_offline_plan_with_saboteur_and_jester_bid():
     plan = offline_plan(GameRules(3, saboteur=True, jester_bid=True, bid_rule="free"), 1, 1)
     assert plan.rounds[0].bid_order == (2, 0)
+    assert plan.to_dict()["rounds"][0]["play"] == [2, 0, 1]
     assert plan.dealer_points == 20
     assert plan.jester_bid
     assert plan.to_dict()["dealer_points"] == 20
