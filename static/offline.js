@@ -375,7 +375,7 @@
     var p = planRound(number), t = data.text, names = data.names;
     if (!kept || !p) { book.edit = null; return el("div"); }
     var draft = book.draft || (book.draft = { trump: kept.trump, bids: kept.bids.slice(), tricks: kept.tricks.slice() });
-    var box = el("section", { class: "step edit-kept" }, [el("h2", { text: fill(t.round, { number: number }) + " · " + t.correct })]);
+    var box = el("section", { class: "step edit-kept" }, [el("h2", { text: fill(t.correct, { number: number }) })]);
     p.order.forEach(function (seat) {
       box.appendChild(el("fieldset", { class: "player-row" }, [el("legend", { text: names[seat] + " · " + t.bids }),
         chipsRow("edit-bid-" + seat, p.cards, draft.bids[seat], names[seat], function (v) { draft.bids[seat] = v; render(); })]));
@@ -409,7 +409,7 @@
       list.appendChild(el("li", {}, [
         el("span", { text: fill(t.round, { number: kept.n }) + " · " + trumpText(kept.trump) }),
         el("span", { class: "not-sent", text: t.not_sent }),
-        el("button", { type: "button", class: "quiet", text: t.correct, on: function () { book.edit = kept.n; book.draft = null; saveBook(); render(); } }),
+        el("button", { type: "button", class: "quiet", text: fill(t.correct, { number: kept.n }), on: function () { book.edit = kept.n; book.draft = null; saveBook(); render(); } }),
         isLast && !book.edit ? el("button", { type: "button", class: "quiet", text: t.undo, on: function () { undoKept(); } }) : null
       ]));
     });

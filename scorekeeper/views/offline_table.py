@@ -102,7 +102,7 @@ def _words(game_rules: rules.GameRules, remaining: int) -> dict[str, Any]:
         "player": _("Player"),
         "total": _("Total"),
         "round": _("Round %(number)s", number="{number}"),
-        "correct": _("Correct"),
+        "correct": _("Correct round %(number)s", number="{number}"),
         "undo": _("Undo"),
         "game_over": _("Game over"),
         "conflict": _(
