@@ -470,7 +470,8 @@
       el("td", { class: "num", text: trumpText(kept.trump) })]);
     if (server) trumpRow.appendChild(el("td", { class: "num", text: server.trump ? trumpText(server.trump) : "–" }));
     body.appendChild(trumpRow);
-    box.appendChild(el("table", { class: "conflict-table" }, [el("thead", {}, [el("tr", {}, cols)]), body]));
+    var caption = el("caption", { text: t.bid + " / " + t.tricks + " (" + t.points + ")" });
+    box.appendChild(el("table", { class: "conflict-table" }, [caption, el("thead", {}, [el("tr", {}, cols)]), body]));
     var actions = el("p", { class: "conflict-actions" });
     if (kept.status === "conflict") {
       actions.appendChild(el("button", { type: "button", class: "primary", text: t.keep_ours, on: function () { keepOurs(kept); } }));

@@ -90,6 +90,8 @@ def _words(game_rules: rules.GameRules, remaining: int) -> dict[str, Any]:
         "forbidden": messages.forbidden_bid_template(game_rules.bid_rule),
         "take_back": _("Take back the last bid"),
         "tricks": _("Tricks"),
+        "bid": _("Bid"),
+        "points": _("Points"),
         "left": _("Tricks left to give out:"),
         "over": _("Too many tricks given out:"),
         "all_made": _("Everyone made their bid"),

@@ -7,7 +7,12 @@ app."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -236,3 +241,145 @@ def test_a_round_another_phone_saved_meanwhile_is_shown_beside_ours_and_the_tabl
         ("record_round", 3),
         ("edit_round", 3),
     ]
+
+
+class SlowLink:
+    """A TCP relay between the phone and the server that can hold what the phone sends
+    (``hold`` seconds before each piece goes on): a server answering very slowly."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self.hold = 0.0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                phone, _ = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._relay, args=(phone,), daemon=True).start()
+
+    def _relay(self, phone: socket.socket) -> None:
+        with phone:
+            try:
+                server = socket.create_connection(("127.0.0.1", self.upstream_port))
+            except OSError:
+                return
+            with server:
+                back = threading.Thread(target=self._pump, args=(server, phone, False))
+                back.start()
+                self._pump(phone, server, True)
+                back.join()
+
+    def _pump(self, source: socket.socket, target: socket.socket, held: bool) -> None:
+        try:
+            while chunk := source.recv(65536):
+                if held and self.hold:
+                    time.sleep(self.hold)
+                target.sendall(chunk)
+        except OSError:
+            pass
+        with contextlib.suppress(OSError):
+            target.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def test_a_server_answering_slowly_and_a_flapping_network_store_each_round_once(server, phones):
+    """The trump's save is held 20 s: after 8 s the phone goes on by itself; the kept round's
+    first sends are held too (they reach the server late, and are stored then). When the
+    server answers again the network drops twice while the rounds are sent: each round is
+    stored once, in order, none missing."""
+    game = game_after_two_rounds(server)
+    link = SlowLink(server.port)
+    try:
+        page = phones.open("table")
+        page.goto(f"{link.url}/games/{game.game_id}")
+        plan_fetched(page, game)
+        link.hold = 20
+        page.locator("#table .trump-form button.suit-hearts").first.click()
+        expect(panel(page)).to_be_visible(timeout=15_000)
+        offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+        offline_round(page, [(0, 1), (1, 1), (2, 1), (3, 2)], {0: 1, 1: 1, 2: 0})
+        third, fourth = ([0, 1, 0, 1], [1, 1, 0, 1]), ([1, 1, 1, 2], [1, 1, 0, 2])
+        link.hold = 0
+        for _ in range(2):
+            page.context.set_offline(True)
+            page.wait_for_timeout(700)
+            page.context.set_offline(False)
+            page.wait_for_timeout(700)
+        expect(panel(page)).to_have_count(0, timeout=40_000)
+        expect_standings(page.locator("#table"), sheet([*ONLINE, third, fourth]))
+        stored = stored_rounds(server, game.game_id)
+        assert {n: stored[n][:2] for n in (3, 4)} == {
+            3: tuple(map(list, third)),
+            4: tuple(map(list, fourth)),
+        }
+        assert round_saves(server, game.game_id) == [1, 2, 3, 4]
+    finally:
+        link.close()
+
+
+def test_without_javascript_nothing_changes(server, phones):
+    """The offline keeping is the script's: without it the table's forms post as before, and
+    a save that cannot reach the server is the browser's own error, nothing kept."""
+    game = game_after_two_rounds(server)
+    page = phones.open("no script", java_script_enabled=False)
+    page.goto(f"{server.url}/games/{game.game_id}")
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(page.locator("#table .bid-form")).to_be_visible()
+    page.locator("#table .bid-buttons").get_by_role("button", name="1", exact=True).click()
+    expect(page.locator("#table .bid-list li.done")).to_have_count(1)
+    assert page.locator("script[data-offline-js], #offline-table").count() == 0
+    assert stored_rounds(server, game.game_id).keys() == {1, 2}
+    assert change_actions(server, game.game_id)[-2:] == [("set_trump", 3), ("bid", 3)]
+
+
+SHOTS = Path("test-artifacts/offline")
+
+
+@pytest.mark.parametrize(
+    ("size", "scheme", "locale"),
+    [
+        ({"width": 390, "height": 844}, "light", "en-GB"),
+        ({"width": 390, "height": 844}, "dark", "de-DE"),
+        ({"width": 320, "height": 568}, "light", "de-DE"),
+        ({"width": 320, "height": 568}, "dark", "en-GB"),
+    ],
+    ids=["390-light-en", "390-dark-de", "320-light-de", "320-dark-en"],
+)
+def test_screenshots_of_the_offline_table(server, phones, size, scheme, locale):
+    """The offline state (a forbidden last bid), the waiting count and a conflict, for a
+    person to look at: two phone sizes, light and dark, English and German."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", viewport=size, color_scheme=scheme, locale=locale)
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    name = f"{size['width']}-{scheme}-{locale[:2]}"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    def shot(what: str) -> None:
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SHOTS / f"{what}-{name}.png"))
+
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    panel(page).locator(".trump-form button.suit-hearts").first.click()
+    for value in (1, 0, 1):
+        tap_bid(page, value)
+    expect(panel(page).locator(".forbidden-reason")).to_be_visible()
+    shot("offline-forbidden-bid")
+    tap_bid(page, 0)
+    tap_tricks(page, {3: 1, 0: 1, 1: 1})
+    panel(page).locator(".save-row button.primary").click()
+    expect(panel(page).locator(".waiting-count")).to_be_visible()
+    shot("waiting-count")
+    Table(Visitor(server.url)).play_round(game, [1, 0, 0, 1], [1, 0, 1, 1])
+    page.context.set_offline(False)
+    expect(panel(page).locator(".conflict")).to_be_visible(timeout=10_000)
+    shot("conflict")
