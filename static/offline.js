@@ -125,6 +125,11 @@
       (table.dataset.bids || "").split(",").forEach(function (value, seat) {
         if (value !== "") current.bids[seat] = parseInt(value, 10);
       });
+      // The tricks already tapped on the screen that could not be saved: not to be tapped again.
+      table.querySelectorAll("form.tricks-form input[type=radio]:checked").forEach(function (input) {
+        var seat = /^tricks_(\d+)$/.exec(input.name);
+        if (seat) current.tricks[parseInt(seat[1], 10)] = parseInt(input.value, 10);
+      });
     }
     return current;
   }
@@ -611,10 +616,22 @@
     var verb = event.detail && event.detail.requestConfig && event.detail.requestConfig.verb;
     return elt && elt.closest && elt.closest("#table") && verb && verb !== "get";
   }
+  // One failed request with the server still answering stays what it was (app.js: "not
+  // saved, tap again"); the phone takes over only when /healthz does not answer either.
+  function reachable() {
+    var control = new AbortController();
+    var timer = setTimeout(function () { control.abort(); }, PROBE_MS);
+    return fetch("/healthz", { cache: "no-store", signal: control.signal }).then(function (answer) {
+      return answer.ok;
+    }, function () { return false; }).finally(function () { clearTimeout(timer); });
+  }
   function lostConnection(event) {
-    if (!fromTable(event)) return;
+    if (!fromTable(event) || panel) return;
     var table = tableEl();
-    if (!data) loadPlan(table).then(goOffline); else goOffline();
+    reachable().then(function (up) {
+      if (up) return;
+      if (!data) loadPlan(table).then(goOffline); else goOffline();
+    });
   }
   document.addEventListener("htmx:sendError", lostConnection);
   document.addEventListener("htmx:timeout", lostConnection);
