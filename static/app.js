@@ -22,6 +22,12 @@
     box.textContent = text;
     box.hidden = false;
   }
+  // A save that got no answer in time (the table's posts wait 8 s) is not saved either, as
+  // far as the page knows: the same key is sent again with the retry (stored once).
+  document.addEventListener("htmx:timeout", function () {
+    showProblem(document.body.dataset.notSaved ||
+      "Not saved: no connection. Your entries are still here; tap save again to retry.");
+  });
   document.addEventListener("htmx:sendError", function () {
     showProblem(document.body.dataset.notSaved ||
       "Not saved: no connection. Your entries are still here; tap save again to retry.");

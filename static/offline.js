@@ -152,11 +152,16 @@
     probe();
   }
 
+  var banner = null, body = null;
   function show() {
     var table = tableEl();
     if (!table) return;
     if (!panel || !document.body.contains(panel)) {
-      panel = el("section", { id: "offline-table", class: "table-screen offline", "aria-live": "off" });
+      // The banner stays while the rest is drawn again: a screen reader hears it when it
+      // changes, not at every tap.
+      banner = el("div", { class: "offline-banner", role: "status" }, [el("p"), el("p", { class: "waiting-count" })]);
+      body = el("div");
+      panel = el("section", { id: "offline-table", class: "table-screen offline" }, [banner, body]);
       table.parentNode.insertBefore(panel, table.nextSibling);
     }
     table.hidden = true;
@@ -176,27 +181,39 @@
   function render() {
     if (!panel) return;
     var focusName = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
-    panel.textContent = "";
     var t = data.text;
     var waiting = book.rounds.length;
     var blocked = book.rounds.some(function (k) { return k.status !== "waiting"; });
     var said = data.plan.unavailable ? data.plan.text : sending ? t.sending : blocked ? t.blocked : t.offline;
-    var banner = el("div", { class: "offline-banner", role: "status" }, [
-      el("p", { text: said }),
-      waiting ? el("p", { class: "waiting-count", text: t.waiting[Math.min(waiting, t.waiting.length) - 1] }) : null
-    ]);
-    panel.appendChild(banner);
+    var count = waiting ? t.waiting[Math.min(waiting, t.waiting.length) - 1] : "";
+    if (banner.firstChild.textContent !== said) banner.firstChild.textContent = said;
+    if (banner.lastChild.textContent !== count) banner.lastChild.textContent = count;
+    banner.lastChild.hidden = !waiting;
+    body.textContent = "";
+    var panelBody = body;
     book.rounds.forEach(function (kept) {
-      if (kept.status === "conflict" || kept.status === "refused") panel.appendChild(conflictView(kept));
+      if (kept.status === "conflict" || kept.status === "refused") panelBody.appendChild(conflictView(kept));
     });
-    if (book.edit) panel.appendChild(editView(book.edit));
-    else if (book.current) panel.appendChild(roundView(book.current));
-    else if (!data.plan.unavailable && !planRound(nextNumber())) panel.appendChild(el("p", { class: "notice", text: t.game_over }));
-    panel.appendChild(standingsView());
-    if (waiting) panel.appendChild(keptList());
+    if (book.edit) panelBody.appendChild(editView(book.edit));
+    else if (book.current) panelBody.appendChild(roundView(book.current));
+    else if (!data.plan.unavailable && !planRound(nextNumber())) panelBody.appendChild(el("p", { class: "notice", text: t.game_over }));
+    panelBody.appendChild(standingsView());
+    if (waiting) panelBody.appendChild(keptList());
     var again = focusName && panel.querySelector('[data-focus="' + focusName + '"]');
-    var next = again || panel.querySelector(".bid-button:not(:disabled), .trump-form button, .chips input:not(:checked)");
+    var next = again || nextControl();
     if (next && document.activeElement !== next) next.focus({ preventScroll: true });
+  }
+
+  // As on the server's screen: the next bidder's buttons, the first player without tricks
+  // (then Save), the trump buttons.
+  function nextControl() {
+    var found = body.querySelector(".bid-button:not(:disabled), .trump-form button");
+    if (found) return found;
+    var groups = body.querySelectorAll(".tricks-form .chips");
+    for (var i = 0; i < groups.length; i++) {
+      if (!groups[i].querySelector("input:checked")) return groups[i].querySelector("input");
+    }
+    return body.querySelector(".save-row button.primary:not(:disabled)");
   }
 
   function head(p, current) {
@@ -479,10 +496,11 @@
     box.appendChild(el("table", { class: "conflict-table" }, [caption, el("thead", {}, [el("tr", {}, cols)]), body]));
     var actions = el("p", { class: "conflict-actions" });
     if (kept.status === "conflict") {
-      actions.appendChild(el("button", { type: "button", class: "primary", text: t.keep_ours, on: function () { keepOurs(kept); } }));
+      // Neither is preselected: the table decides which round was played.
+      actions.appendChild(el("button", { type: "button", text: t.keep_ours, on: function () { keepOurs(kept); } }));
       actions.appendChild(el("button", { type: "button", text: t.keep_theirs, on: function () { dropKept(kept); } }));
     } else {
-      actions.appendChild(el("button", { type: "button", class: "primary", text: t.fix, on: function () { book.edit = kept.n; book.draft = null; saveBook(); render(); } }));
+      actions.appendChild(el("button", { type: "button", text: t.fix, on: function () { book.edit = kept.n; book.draft = null; saveBook(); render(); } }));
       actions.appendChild(el("button", { type: "button", text: t.drop, on: function () { dropKept(kept); } }));
     }
     box.appendChild(actions);

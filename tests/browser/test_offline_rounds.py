@@ -187,6 +187,12 @@ def test_rounds_kept_while_the_server_is_stopped_are_stored_once_when_it_is_back
     fifth = ([0, 2, 1, 0], [1, 2, 1, 1])
     played = [*ONLINE, third, fourth, fifth]
     expect(panel(page).locator(".waiting-count")).to_have_text("3 rounds not sent yet")
+    # Undone while it waits: round 5 comes back as it was before Save, and is saved again.
+    panel(page).locator(".kept-rounds").get_by_role("button", name="Undo").click()
+    expect(panel(page).locator(".waiting-count")).to_have_text("2 rounds not sent yet")
+    expect(panel(page).locator('input[name="kept-tricks-1"][value="2"]')).to_be_checked()
+    panel(page).get_by_role("button", name="Save round").click()
+    expect(panel(page).locator(".waiting-count")).to_have_text("3 rounds not sent yet")
     expect_standings(panel(page), sheet(played))
     screenshot(page, "offline-three-waiting")
 
@@ -322,6 +328,28 @@ def test_a_server_answering_slowly_and_a_flapping_network_store_each_round_once(
         assert round_saves(server, game.game_id) == [1, 2, 3, 4]
     finally:
         link.close()
+
+
+def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
+    """Another phone abandoned the game while the table was offline: the kept round is
+    refused with the reason, kept, and dropped only when the table says so."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table")
+    open_table(page, server, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    Table(Visitor(server.url)).post(game, "abandon", {})
+    page.context.set_offline(False)
+    refused = panel(page).locator(".conflict")
+    expect(refused).to_contain_text("Round 3 was not saved:")
+    expect(refused).to_contain_text("Round 3 is not the round being played.")
+    expect(panel(page).locator(".waiting-count")).to_have_text("1 round not sent yet")
+    refused.get_by_role("button", name="Drop ours").click()
+    expect(panel(page)).to_have_count(0, timeout=10_000)
+    expect(page.locator("#table")).to_contain_text("This game was abandoned")
+    assert stored_rounds(server, game.game_id).keys() == {1, 2}
 
 
 def test_without_javascript_nothing_changes(server, phones):
