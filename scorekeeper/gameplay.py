@@ -532,10 +532,20 @@ class KeptRoundDiffers(Exception):
 
 
 def kept_round_differs(
-    round_: Round, cause: str | None, trump: str | None, bids: Mapping[int, int | None]
+    round_: Round,
+    cause: str | None,
+    trump: str | None,
+    bids: Mapping[int, int | None],
+    dealt: tuple[int | None, int | None] = (None, None),
 ) -> bool:
-    """Whether what the round being played holds (a trump, some bids) differs from a round
-    kept on the table phone: what both have must be the same."""
+    """Whether what the round being played holds (a trump, some bids; its dealer and cards,
+    ``dealt``, where the phone says) differs from a round kept on the table phone: what both
+    have must be the same."""
+    dealer, cards = dealt
+    if (dealer is not None and dealer != round_.dealer) or (
+        cards is not None and cards != round_.hand_size
+    ):
+        return True
     if trump_is_set(round_) and (round_.trump_cause, round_.trump) != (cause, trump):
         return True
     if round_.werewolf_played:
@@ -589,6 +599,9 @@ def record_kept_round(
     trump: str | None,
     bids: Mapping[int, int | None],
     tricks: Mapping[int, int | None],
+    cloud: rules.CloudChange | None = None,
+    bomb: bool = False,
+    dealt: tuple[int | None, int | None] = (None, None),
     replace: bool = False,
 ) -> None:
     """A round kept on the table phone while the server could not be reached, stored whole:
@@ -599,12 +612,10 @@ def record_kept_round(
     _require_open(game, round_)
     game_rules = rules_of(game)
     cause, trump = _kept_trump(game_rules, round_, cause, trump)
-    if not replace and kept_round_differs(round_, cause, trump, bids):
+    if not replace and kept_round_differs(round_, cause, trump, bids, dealt):
         raise KeptRoundDiffers
     round_.trump_cause, round_.trump = cause, trump
     round_.werewolf_played, round_.werewolf_trump = False, None
-    if game_rules.jester_bid:
-        bids = {seat: 0 for seat in rules.bid_order(game_rules, round_.dealer)}
     _check(
         rules.validate_bids(
             game_rules, round_.number, round_.hand_size, round_.dealer, bids, sheet_of(game).totals
@@ -613,7 +624,7 @@ def record_kept_round(
     for entry in round_.entries:
         entry.bid = bids.get(entry.seat)
     round_.state = RoundState.PLAYING
-    record_tricks(game, round_, tricks)
+    record_tricks(game, round_, tricks, cloud=cloud, bomb=bomb)
 
 
 def edit_round(

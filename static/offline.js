@@ -548,6 +548,8 @@
     fields.set("version", String(version || data.version));
     fields.set("request_key", kept.key);
     fields.set("trump", kept.trump || "");
+    var p = planRound(kept.n);
+    if (p) { fields.set("dealer", String(p.dealer)); fields.set("cards", String(p.cards)); }
     kept.bids.forEach(function (bid, seat) { if (bid !== null) fields.set("bid_" + seat, String(bid)); });
     kept.tricks.forEach(function (took, seat) { if (took !== null) fields.set("tricks_" + seat, String(took)); });
     return fields;

@@ -15,7 +15,7 @@ NAMES = ("Ana", "Ben", "Cleo", "Dev")
 
 def kept(client, game_id, number, bids, took, key, trump_value="suit:hearts", **extra):
     # The phone sends a kept round with the version it was kept on, the same every time.
-    data = {"version": 1, "trump": trump_value, "request_key": key, **extra}
+    data = {"version": 1, "trump": trump_value, "request_key": key} | extra
     data |= {f"bid_{seat}": value for seat, value in enumerate(bids) if value is not None}
     data |= {f"tricks_{seat}": value for seat, value in enumerate(took)}
     return client.post(f"/games/{game_id}/rounds/{number}/kept", data=data)
@@ -93,8 +93,13 @@ def test_a_kept_round_goes_on_from_what_the_round_already_holds(ctx, client):
     assert answer.get_json()["outcome"] == "conflict"
     assert answer.get_json()["server"]["trump"] == "suit:spades"
     assert answer.get_json()["server"]["scored"] is False
-    # Keep ours: the round's entries replaced, recorded as a change like any other.
+    # Keep ours: on the version the table chose on (the conflict's), the round's entries
+    # replaced, recorded as a change like any other. Changed again meanwhile: shown again.
+    seen = answer.get_json()["version"]
     answer = kept(client, game_id, 3, [0, 1, 1, 0], [0, 1, 1, 1], "k3b", replace="y")
+    assert answer.status_code == 409
+    assert answer.get_json()["outcome"] == "conflict"
+    answer = kept(client, game_id, 3, [0, 1, 1, 0], [0, 1, 1, 1], "k3c", replace="y", version=seen)
     assert answer.get_json()["outcome"] == "stored"
     assert scored_rounds(game_id)[-1] == (3, [0, 1, 1, 0], [0, 1, 1, 1])
 
@@ -119,6 +124,20 @@ def test_a_kept_round_another_phone_saved_otherwise_is_a_conflict(ctx, client):
     )
     assert corrected.status_code == 303
     assert scored_rounds(game_id)[0] == (1, [1, 1, 0, 0], [1, 0, 0, 0])
+
+
+def test_a_kept_round_dealt_otherwise_here_is_a_conflict(ctx, client):
+    game_id = new_game(NAMES)
+    assert (
+        client.post(
+            f"/games/{game_id}/rounds/1/dealer", data={"version": 1, "dealer": 2}
+        ).status_code
+        == 303
+    )
+    answer = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], "k", dealer=0, cards=1)
+    assert answer.status_code == 409
+    assert answer.get_json()["server"]["scored"] is False
+    assert scored_rounds(game_id) == []
 
 
 def test_a_kept_round_the_rules_refuse_is_refused_with_the_reason(ctx, client):

@@ -261,7 +261,7 @@ def kept_round(game_id: int, number: int) -> Response:
     if not form.validate_on_submit():
         return kept_answer(game, 422, "refused", problems=_flat(form.messages()))
     bids = forms.seat_values(form, "bid", players)
-    tricks = forms.seat_values(form, "tricks", players)
+    tricks, cloud, bomb = form.outcome(bids, players)
     cause, suit = forms.split_trump(form.trump.data)
     scored = next(
         (r for r in game.rounds if r.number == number and r.state == RoundState.SCORED), None
@@ -287,12 +287,24 @@ def kept_round(game_id: int, number: int) -> Response:
             trump=suit,
             bids=bids,
             tricks=tricks,
-            replace=bool(form.replace.data),
+            cloud=cloud,
+            bomb=bomb,
+            dealt=(form.dealer.data, form.cards.data),
+            replace=replace,
         )
 
+    # A kept round stands on what the round holds, checked entry by entry (the phone could
+    # not see the versions written meanwhile, some by its own late requests); replacing what
+    # the round holds ("keep ours") stands on the version the table chose on.
+    replace = bool(form.replace.data)
     try:
         refusal = store(
-            game, form, ChangeAction.RECORD_ROUND, [number], change, version=game.version
+            game,
+            form,
+            ChangeAction.RECORD_ROUND,
+            [number],
+            change,
+            version=None if replace else game.version,
         )
     except gameplay.KeptRoundDiffers:
         fresh = reload_game(game_id)
@@ -301,6 +313,9 @@ def kept_round(game_id: int, number: int) -> Response:
         return kept_answer(reload_game(game_id), 200, "stored")
     if refusal.status == 422:
         return kept_answer(refusal.game, 422, "refused", problems=_flat(form.messages()))
+    if replace:  # changed again since the table chose: show it what is there now
+        fresh = refusal.game
+        return kept_answer(fresh, 409, "conflict", server_round=gameplay.open_round(fresh))
     return kept_answer(refusal.game, 409, "retry")
 
 
