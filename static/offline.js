@@ -49,8 +49,10 @@
   }
 
   // --- The plan: fetched once per round (its tag changes with the round, dealer, totals). ---
+  var planMissed = false;  // the plan could not be fetched: the server may be gone
   function loadPlan(table) {
     gameId = table.dataset.game;
+    planMissed = false;
     var cached = read(PLAN + gameId);
     if (cached && cached.tag === table.dataset.offlineTag) {
       data = cached;
@@ -64,7 +66,7 @@
       data = fresh;
       write(PLAN + gameId, fresh);
       return fresh;
-    }).catch(function () { return data; });
+    }).catch(function () { planMissed = true; return data; });
   }
   function loadBook() {
     book = read(KEPT + gameId) || { rounds: [], current: null, edit: null };
@@ -133,10 +135,14 @@
     }
     return current;
   }
+  // The round to enter next: after the rounds kept here; else the round being played, as the
+  // freshest of the screen and the plan knows it (a page the service worker kept may be older
+  // than the plan, fetched again every round).
   function nextNumber() {
-    var last = book.rounds.length ? book.rounds[book.rounds.length - 1].n : null;
-    var table = tableEl();
-    return last === null ? parseInt(table.dataset.round, 10) : last + 1;
+    if (book.rounds.length) return book.rounds[book.rounds.length - 1].n + 1;
+    var shown = parseInt(tableEl().dataset.round, 10);
+    var planned = data.plan.rounds && data.plan.rounds.length ? data.plan.rounds[0].n : shown;
+    return isNaN(shown) ? planned : Math.max(shown, planned);
   }
 
   function goOffline() {
@@ -670,6 +676,9 @@
         // Rounds kept before a reload: shown (and sent) at once.
         goOffline();
         send();
+      } else if (planMissed) {
+        // Opened from the service worker's copy with the server gone: carry on at once.
+        reachable().then(function (up) { if (!up) goOffline(); });
       }
     });
   }

@@ -1,14 +1,14 @@
 // Service worker (secure pages only: HTTPS or localhost). When the network is gone, a page
 // shows the offline notice instead of the browser's error; the table screen of a game
-// (/games/<id>) and what it needs are kept from its last visit, so that a reload at the
-// table still works and offline.js goes on keeping rounds (scores still come from the
-// server: the kept copy is only ever shown when the server cannot be reached).
+// (/games/<id>) and its scripts are kept from its last visit, so that a reload at the table
+// still works and offline.js goes on keeping rounds (its plan is in localStorage, never
+// served from here: a failed fetch of it tells the script the server is gone). Scores still
+// come from the server: the kept copy is only ever shown when it cannot be reached.
 "use strict";
 var CACHE = "scorekeeper-offline-v2";
 var OFFLINE = "/offline";
 var KEEP = [OFFLINE, "/static/app.css", "/static/app.js", "/static/vendor/htmx.min.js", "/static/icon.svg"];
 var TABLE = /^\/games\/\d+$/;
-var PLAN = /^\/games\/\d+\/offline$/;
 // Content-hashed static files (app.<hash>.js) never change: kept once fetched.
 var HASHED = /^\/static\/.+\.[0-9a-f]{12}\.\w+$/;
 
@@ -50,10 +50,6 @@ self.addEventListener("fetch", function (event) {
   if (request.mode === "navigate") {
     var offline = function () { return caches.match(OFFLINE); };
     event.respondWith(TABLE.test(path) ? networkThenKept(request, offline) : fetch(request).catch(offline));
-    return;
-  }
-  if (PLAN.test(path)) {
-    event.respondWith(networkThenKept(request, function () { return Response.error(); }));
     return;
   }
   if (HASHED.test(path)) {

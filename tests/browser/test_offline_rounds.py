@@ -330,6 +330,32 @@ def test_a_server_answering_slowly_and_a_flapping_network_store_each_round_once(
         link.close()
 
 
+def test_a_reload_offline_opens_the_kept_page_at_the_round_being_played(server, phones):
+    """The service worker's copy of the table page is from when it was opened (round 3); a
+    round later the network is gone and the page reloaded: the phone carries on at round 4,
+    as its plan (fetched again every round) says, and sends it when the network is back."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table")
+    open_table(page, server, game)
+    table = page.locator("#table")
+    table.locator(".trump-form button.suit-hearts").first.click()
+    for value in (1, 0, 1, 0):
+        table.locator(".bid-buttons").get_by_role("button", name=str(value), exact=True).click()
+    for seat, value in ((3, 1), (0, 1), (1, 1)):
+        table.locator(f'label.chip:has(input[name="tricks_{seat}"][value="{value}"])').click()
+    table.get_by_role("button", name="Save round").last.click()
+    expect(page.locator("h1").first).to_contain_text("Round 4 of 5")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.reload()
+    expect(panel(page).locator("h1")).to_contain_text("Round 4 of 5", timeout=15_000)
+    offline_round(page, [(0, 1), (1, 1), (2, 1), (3, 2)], {0: 1, 1: 1, 2: 0})
+    page.context.set_offline(False)
+    expect(panel(page)).to_have_count(0, timeout=10_000)
+    assert stored_rounds(server, game.game_id)[4][:2] == ([1, 1, 1, 2], [1, 1, 0, 2])
+    assert round_saves(server, game.game_id) == [1, 2, 3, 4]
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
