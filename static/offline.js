@@ -15,6 +15,7 @@
   var data = null;     // the offline plan with names, totals and words (from the server)
   var book = null;     // {rounds: [kept rounds], current: round being entered, edit: number}
   var panel = null, sending = false, probeTimer = null, gameId = null;
+  var online = false;  // the server answered since the phone went offline
 
   function tableEl() { return document.getElementById("table"); }
   function read(key) {
@@ -190,7 +191,7 @@
     var t = data.text;
     var waiting = book.rounds.length;
     var blocked = book.rounds.some(function (k) { return k.status !== "waiting"; });
-    var said = data.plan.unavailable ? data.plan.text : sending ? t.sending : blocked ? t.blocked : t.offline;
+    var said = data.plan.unavailable ? data.plan.text : sending ? t.sending : blocked ? t.blocked : online ? t.back : t.offline;
     var count = waiting ? t.waiting[Math.min(waiting, t.waiting.length) - 1] : "";
     if (banner.firstChild.textContent !== said) banner.firstChild.textContent = said;
     if (banner.lastChild.textContent !== count) banner.lastChild.textContent = count;
@@ -584,6 +585,7 @@
       }
       return answer.json().then(function (body) {
         sending = false;
+        online = true;
         if (body.outcome === "stored") {
           book.rounds = book.rounds.filter(function (k) { return k !== kept; });
           data.version = body.version;
@@ -602,6 +604,7 @@
       });
     }).catch(function () {
       sending = false;
+      online = false;
       render();
       probe();
     });
@@ -616,8 +619,9 @@
       fetch("/healthz", { cache: "no-store", signal: control.signal }).then(function (answer) {
         clearTimeout(timer);
         if (!answer.ok) throw new Error(String(answer.status));
+        online = true;
         if (book.rounds.length) send(); else finish();
-      }).catch(function () { clearTimeout(timer); probe(); });
+      }).catch(function () { clearTimeout(timer); online = false; render(); probe(); });
     }, PROBE_MS);
   }
 

@@ -77,6 +77,7 @@ def _words(game_rules: rules.GameRules, remaining: int) -> dict[str, Any]:
         ],
         "not_sent": _("not sent yet"),
         "sending": _("Sending the rounds kept on this phone…"),
+        "back": _("The server answers again: this round is sent once it is saved."),
         "blocked": _(
             "The server answers again. Choose which round counts: the rounds after it wait."
         ),

@@ -356,6 +356,44 @@ def test_a_reload_offline_opens_the_kept_page_at_the_round_being_played(server, 
     assert round_saves(server, game.game_id) == [1, 2, 3, 4]
 
 
+def test_offline_the_canadian_rule_binds_only_a_last_bidder_alone_in_the_lead(server, phones):
+    """Canadian: the plan says the rule binds a last bidder alone in the lead; who leads
+    offline comes from the totals with the rounds kept here."""
+    table = Table(Visitor(server.url))
+    game = table.start_game(NAMES, rounds=5, bid_rule="canadian")
+    # Cleo takes the lead alone: 30 and 70 against 20 and 40.
+    table.play_round(game, [0, 0, 1, 0], [0, 0, 1, 0])
+    table.play_round(game, [0, 0, 2, 0], [0, 0, 2, 0])
+    page = phones.open("table")
+    open_table(page, server, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    # Round 3: Cleo deals and bids last, alone in the lead: after 1 + 0 + 1 she may not bid 1.
+    panel(page).locator(".trump-form button.suit-hearts").first.click()
+    for value in (1, 0, 1):
+        tap_bid(page, value)
+    pad = panel(page).locator(".bid-buttons")
+    expect(pad.get_by_role("button", name="1", exact=True)).to_be_disabled()
+    expect(panel(page).locator(".forbidden-reason")).to_contain_text("Cleo leads alone")
+    tap_bid(page, 2)
+    tap_tricks(page, {3: 1, 0: 0, 1: 1})  # Cleo 1: she missed (-10), Dev and Ben made it
+    panel(page).get_by_role("button", name="Save round").click()
+    # Round 4: Dev bids last, not in the lead: nothing is forbidden, zero never is.
+    panel(page).locator(".trump-form button.suit-hearts").first.click()
+    for value in (1, 1, 1):
+        tap_bid(page, value)
+    expect(pad.locator("button:disabled")).to_have_count(0)
+    expect(panel(page).locator(".forbidden-reason")).to_have_count(0)
+    page.context.set_offline(False)
+    expect(panel(page).locator(".waiting-count")).to_be_hidden(timeout=10_000)
+    assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 2, 1], [0, 1, 1, 1])
+    # Round 4 is being entered here: it goes on here, and is sent once saved.
+    expect(panel(page).locator(".offline-banner")).to_contain_text(
+        "this round is sent once it is saved"
+    )
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
