@@ -150,7 +150,7 @@
     var table = tableEl();
     if (!table || !table.dataset.offline) return;
     loadBook();
-    if (!data || data.game !== parseInt(gameId, 10)) return;
+    if (!data || data.game !== parseInt(gameId, 10) || data.plan.unavailable) return;
     if (!book.current && !book.edit && !data.plan.unavailable) {
       book.current = startRound(nextNumber(), table);
     }
@@ -191,7 +191,7 @@
     var t = data.text;
     var waiting = book.rounds.length;
     var blocked = book.rounds.some(function (k) { return k.status !== "waiting"; });
-    var said = data.plan.unavailable ? data.plan.text : sending ? t.sending : blocked ? t.blocked : online ? t.back : t.offline;
+    var said = sending ? t.sending : blocked ? t.blocked : online ? t.back : t.offline;
     var count = waiting ? t.waiting[Math.min(waiting, t.waiting.length) - 1] : "";
     if (banner.firstChild.textContent !== said) banner.firstChild.textContent = said;
     if (banner.lastChild.textContent !== count) banner.lastChild.textContent = count;
@@ -660,8 +660,17 @@
     var table = tableEl();
     reachable().then(function (up) {
       if (up) return;
-      if (!data) loadPlan(table).then(goOffline); else goOffline();
+      (data ? Promise.resolve(data) : loadPlan(table)).then(function () {
+        if (data && data.plan.unavailable) sayServerNeeded(); else goOffline();
+      });
     });
+  }
+  // A game the phone cannot keep alone (hidden bids, own phones, …): the server's screen
+  // stays with its entries for a retry, and says why it cannot go on without the server.
+  function sayServerNeeded() {
+    var box = document.getElementById("net-status");
+    if (!box || box.hidden || box.textContent.indexOf(data.plan.text) >= 0) return;
+    box.textContent += " " + data.plan.text;
   }
   document.addEventListener("htmx:sendError", lostConnection);
   document.addEventListener("htmx:timeout", lostConnection);

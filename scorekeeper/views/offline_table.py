@@ -38,17 +38,16 @@ def plan_tag(game: Game, sheet: rules.ScoreSheet | None = None) -> str:
 def _unavailable_text(reason: str) -> str:
     if reason == OWN_PHONES:
         return _(
-            "No connection. The players bid on their own phones, which needs the server:"
-            " note the rounds on paper until it is back."
+            "The players bid on their own phones, which needs the server: note the rounds on"
+            " paper until it is back."
         )
     if reason == rules.OfflineUnavailable.SEALED_BIDS:
         return _(
-            "No connection. Hidden and secret bids need the server: note the rounds on paper"
-            " until it is back."
+            "Hidden and secret bids need the server: note the rounds on paper until it is back."
         )
     return _(
-        "No connection. The Bomb, the Cloud and the Werewolf need the server: note the rounds"
-        " on paper until it is back."
+        "The Bomb, the Cloud and the Werewolf need the server: note the rounds on paper until"
+        " it is back."
     )
 
 

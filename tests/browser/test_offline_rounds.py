@@ -416,6 +416,23 @@ def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server
     assert stored_rounds(server, game.game_id).keys() == {1, 2}
 
 
+def test_a_game_with_hidden_bids_says_offline_that_it_needs_the_server(server, phones):
+    """Hidden bids are sealed by the server: offline the table keeps its screen and entries
+    for a retry (as before) and says why it cannot go on alone."""
+    game = Table(Visitor(server.url)).start_game(NAMES, rounds=5, bid_reveal="hidden")
+    page = phones.open("table")
+    open_table(page, server, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    status = page.locator("#net-status")
+    expect(status).to_contain_text("Not saved: no connection")
+    expect(status).to_contain_text("Hidden and secret bids need the server")
+    expect(panel(page)).to_have_count(0)
+    page.context.set_offline(False)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(page.locator("#table .all-bids")).to_be_visible()
+
+
 def test_without_javascript_nothing_changes(server, phones):
     """The offline keeping is the script's: without it the table's forms post as before, and
     a save that cannot reach the server is the browser's own error, nothing kept."""
