@@ -151,9 +151,8 @@
     if (!table || !table.dataset.offline) return;
     loadBook();
     if (!data || data.game !== parseInt(gameId, 10) || data.plan.unavailable) return;
-    if (!book.current && !book.edit && !data.plan.unavailable) {
-      book.current = startRound(nextNumber(), table);
-    }
+    if (!panel) online = false;  // until the server answers again
+    if (!book.current && !book.edit) book.current = startRound(nextNumber(), table);
     saveBook();
     show();
     probe();
