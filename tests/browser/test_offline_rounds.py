@@ -394,6 +394,26 @@ def test_offline_the_canadian_rule_binds_only_a_last_bidder_alone_in_the_lead(se
     )
 
 
+def test_without_a_service_worker_kept_rounds_are_sent_after_a_reload(server, phones):
+    """Plain HTTP on the LAN has no service worker: the rounds are kept while the page stays
+    open, and a reload once the server is back sends them."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    page.close()  # the phone's browser closed before the network came back
+    page = page.context.new_page()
+    page.context.set_offline(False)
+    page.goto(f"{server.url}/games/{game.game_id}")
+    expect(page.locator("#table h1")).to_contain_text("Round 4 of 5", timeout=10_000)
+    assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
