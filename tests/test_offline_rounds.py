@@ -4,7 +4,7 @@ shown, never stored twice or overwritten)."""
 
 import sqlalchemy as sa
 
-from scorekeeper import rules
+from scorekeeper import rules, seat_links
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, ChangeAction, Game, RoundState
 from tests.factories import new_game
@@ -67,6 +67,11 @@ def test_a_game_with_hidden_bids_or_own_phones_says_offline_needs_the_server(ctx
     plan = client.get(f"/games/{game_id}/offline").get_json()["plan"]
     assert plan["unavailable"] == "sealed_bids"
     assert "Hidden and secret bids need the server" in plan["text"]
+    open_bids = new_game(NAMES)
+    seat_links.renew(db.session.get(Game, open_bids), [1])
+    plan = client.get(f"/games/{open_bids}/offline").get_json()["plan"]
+    assert plan["unavailable"] == "own_phones"
+    assert plan["text"].startswith("The players bid on their own phones")
 
 
 def test_a_kept_round_is_stored_whole_once_however_often_it_is_sent(ctx, client):
