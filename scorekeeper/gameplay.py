@@ -526,6 +526,107 @@ def record_tricks(
         )
 
 
+class KeptRoundDiffers(Exception):
+    """The round being played already holds other entries than a round kept on the table
+    phone: another phone entered them meanwhile. Nothing is stored; the table chooses."""
+
+
+def kept_round_differs(
+    round_: Round,
+    cause: str | None,
+    trump: str | None,
+    bids: Mapping[int, int | None],
+    dealt: tuple[int | None, int | None] = (None, None),
+) -> bool:
+    """Whether what the round being played holds (a trump, some bids; its dealer and cards,
+    ``dealt``, where the phone says) differs from a round kept on the table phone: what both
+    have must be the same."""
+    dealer, cards = dealt
+    if (dealer is not None and dealer != round_.dealer) or (
+        cards is not None and cards != round_.hand_size
+    ):
+        return True
+    if trump_is_set(round_) and (round_.trump_cause, round_.trump) != (cause, trump):
+        return True
+    if round_.werewolf_played:
+        return True
+    return any(bid is not None and bids.get(seat) != bid for seat, bid in bids_of(round_).items())
+
+
+def _kept_trump(
+    game_rules: rules.GameRules, round_: Round, cause: str | None, trump: str | None
+) -> tuple[str | None, str | None]:
+    """The trump of a kept round as the round stores it (the automatic one where nothing is
+    asked); refused by the rules when it is not allowed."""
+    automatic = rules.trump_choice(game_rules, round_.number, round_.hand_size).automatic
+    if automatic is not None:
+        return automatic[0].value, automatic[1].value if automatic[1] else None
+    _check(rules.validate_trump(game_rules, round_.number, round_.hand_size, cause, trump))
+    resolved = rules.resolve_trump(game_rules, round_.number, round_.hand_size, cause, trump)
+    return cause, resolved.value if resolved else None
+
+
+def kept_round_matches(
+    game: Game,
+    round_: Round,
+    cause: str | None,
+    trump: str | None,
+    bids: Mapping[int, int | None],
+    tricks: Mapping[int, int | None],
+) -> bool:
+    """Whether a scored round is the one kept on the table phone (sent again after another
+    phone saved it just the same, or after its answer was lost): then nothing is to do."""
+    try:
+        trump_kept = _kept_trump(rules_of(game), round_, cause, trump)
+    except RulesRejected:
+        return False
+    seats = range(len(round_.entries))
+    return (
+        (round_.trump_cause, round_.trump) == trump_kept
+        and not round_.werewolf_played
+        and round_.cloud_seat is None
+        and not round_.bomb_played
+        and all(bids_of(round_).get(seat) == bids.get(seat) for seat in seats)
+        and all(tricks_of(round_).get(seat) == tricks.get(seat) for seat in seats)
+    )
+
+
+def record_kept_round(
+    game: Game,
+    round_: Round,
+    *,
+    cause: str | None,
+    trump: str | None,
+    bids: Mapping[int, int | None],
+    tricks: Mapping[int, int | None],
+    cloud: rules.CloudChange | None = None,
+    bomb: bool = False,
+    dealt: tuple[int | None, int | None] = (None, None),
+    replace: bool = False,
+) -> None:
+    """A round kept on the table phone while the server could not be reached, stored whole:
+    trump, bids and tricks, each checked by the rules as if entered step by step (the bid
+    rule with the totals as they are here, now). Entries the round already holds must agree
+    (:class:`KeptRoundDiffers`), unless the table chose to ``replace`` them with the kept
+    round's ("keep ours")."""
+    _require_open(game, round_)
+    game_rules = rules_of(game)
+    cause, trump = _kept_trump(game_rules, round_, cause, trump)
+    if not replace and kept_round_differs(round_, cause, trump, bids, dealt):
+        raise KeptRoundDiffers
+    round_.trump_cause, round_.trump = cause, trump
+    round_.werewolf_played, round_.werewolf_trump = False, None
+    _check(
+        rules.validate_bids(
+            game_rules, round_.number, round_.hand_size, round_.dealer, bids, sheet_of(game).totals
+        )
+    )
+    for entry in round_.entries:
+        entry.bid = bids.get(entry.seat)
+    round_.state = RoundState.PLAYING
+    record_tricks(game, round_, tricks, cloud=cloud, bomb=bomb)
+
+
 def edit_round(
     game: Game,
     round_: Round,

@@ -53,6 +53,9 @@ __all__ = [
     "ForbiddenBid",
     "GameRules",
     "JubileeCards",
+    "OfflinePlan",
+    "OfflineRound",
+    "OfflineUnavailable",
     "PlanKind",
     "Problem",
     "ProblemCode",
@@ -82,6 +85,7 @@ __all__ = [
     "last_bidder_so_far",
     "next_bidder",
     "next_seat",
+    "offline_plan",
     "play_order",
     "quick_play_start",
     "rank",
@@ -1889,3 +1893,165 @@ def flagged_rounds(rules: GameRules, rounds: Sequence[RoundRecord]) -> tuple[Pro
             dataclasses.replace(problem, round_number=record.number) for problem in problems
         )
     return tuple(found)
+
+
+# --------------------------------------------------------------------------------------------
+# The rest of the game as tables, for the table phone while the server cannot be reached
+# --------------------------------------------------------------------------------------------
+
+
+class OfflineUnavailable(StrEnum):
+    """Why a game's rounds cannot be checked on the phone alone: the server must see them."""
+
+    SEALED_BIDS = "sealed_bids"  # hidden or secret bids are sealed by the server
+    JUBILEE_CARDS = "jubilee_cards"  # the Bomb, Cloud or Werewolf change a round's shape
+
+
+@dataclass(frozen=True)
+class OfflineRound:
+    """One round still to play, as the table phone needs it without the server.
+
+    ``forbidden`` is the last bidder's forbidden bid looked up by the sum of the earlier
+    bids (index 0 … cards; ``None``: any bid; a sum past the end forbids nothing);
+    ``leader_only``: the Canadian rules, where it binds only when the last bidder is alone
+    in the lead before the round. ``trump`` lists each cause with the trumps it permits;
+    ``trump_automatic``: nothing is asked (the server fills it in).
+    """
+
+    number: int
+    hand_size: int
+    dealer: int
+    bid_order: tuple[int, ...]
+    play_order: tuple[int, ...]
+    trump: tuple[tuple[TrumpCause, tuple[Suit | None, ...]], ...]
+    trump_automatic: bool
+    forbidden: tuple[int | None, ...]
+    leader_only: bool
+    required_tricks: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, with short keys (it travels to the phone with every table page)."""
+        data: dict[str, Any] = {
+            "n": self.number,
+            "cards": self.hand_size,
+            "dealer": self.dealer,
+            "order": list(self.bid_order),
+            "trump": [
+                [str(cause), [None if suit is None else str(suit) for suit in suits]]
+                for cause, suits in self.trump
+            ],
+            "tricks": self.required_tricks,
+        }
+        if self.play_order != self.bid_order:
+            data["play"] = list(self.play_order)  # Saboteur: the dealer plays, not bids
+        if self.trump_automatic:
+            data["auto"] = True
+        if any(value is not None for value in self.forbidden):
+            data["forbid"] = list(self.forbidden)
+            if self.leader_only:
+                data["leader"] = True
+        return data
+
+
+@dataclass(frozen=True)
+class OfflinePlan:
+    """The rest of a game as lookup tables: its rounds from the one being played, and the
+    points of every bid and tricks pair (``points[bid][tricks]``). ``unavailable`` says why
+    the phone cannot keep rounds on its own (then there are no rounds)."""
+
+    rounds: tuple[OfflineRound, ...]
+    points: tuple[tuple[int, ...], ...]
+    dealer_points: int | None = None
+    jester_bid: bool = False
+    unavailable: OfflineUnavailable | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data for the table phone's script."""
+        if self.unavailable is not None:
+            return {"unavailable": str(self.unavailable)}
+        data: dict[str, Any] = {
+            "rounds": [round_.to_dict() for round_ in self.rounds],
+            "points": [list(row) for row in self.points],
+        }
+        if self.dealer_points is not None:
+            data["dealer_points"] = self.dealer_points
+        if self.jester_bid:
+            data["jester_bid"] = True
+        return data
+
+
+def _offline_unavailable(rules: GameRules) -> OfflineUnavailable | None:
+    if rules.bid_reveal is not BidReveal.OPEN:
+        return OfflineUnavailable.SEALED_BIDS
+    cards = rules.jubilee
+    if cards.bomb or cards.cloud or cards.werewolf:
+        return OfflineUnavailable.JUBILEE_CARDS
+    return None
+
+
+def _earlier_bids(earlier: Sequence[int], total: int, hand_size: int) -> dict[int, int]:
+    """Bids of the earlier bidders adding up to ``total`` (each within 0 … cards)."""
+    bids = {}
+    for seat in earlier:
+        bids[seat] = min(total, hand_size)
+        total -= bids[seat]
+    return bids
+
+
+def _forbidden_table(
+    rules: GameRules, number: int, hand_size: int, dealer: int
+) -> tuple[int | None, ...]:
+    """:func:`forbidden_bid` for every sum of the earlier bids, with the last bidder alone
+    in the lead (what the Canadian rules ask before they bind)."""
+    *earlier, last = bid_order(rules, dealer)
+    leading = tuple(1 if seat == last else 0 for seat in range(rules.players))
+    table = []
+    for total in range(hand_size + 1):
+        bids = _earlier_bids(earlier, total, hand_size)
+        forbidden = forbidden_bid(rules, number, hand_size, dealer, bids, leading)
+        table.append(None if forbidden is None else forbidden.value)
+    return tuple(table)
+
+
+def offline_plan(rules: GameRules, round_number: int, dealer: int) -> OfflinePlan:
+    """The rounds from ``round_number`` (the one being played, dealt by ``dealer``) to the
+    end, as tables the table phone looks up while the server cannot be reached.
+
+    Each round has its cards, dealer (the deal passes on clockwise), bid order, trump
+    choice, the tricks to give out and the last bidder's forbidden bid for every sum of the
+    earlier bids (from :func:`forbidden_bid`); the points of every bid and tricks pair come
+    from :func:`round_points`. Hidden or secret bids and the Bomb, Cloud and Werewolf need
+    the server: the plan then says so and has no rounds.
+    """
+    unavailable = _offline_unavailable(rules)
+    if unavailable is not None:
+        return OfflinePlan((), (), unavailable=unavailable)
+    top = rules.max_hand_size
+    points = tuple(
+        tuple(round_points(bid, tricks) for tricks in range(top + 1)) for bid in range(top + 1)
+    )
+    rounds = []
+    for number in range(round_number, rules.round_count + 1):
+        cards = hand_size(rules, number)
+        choice = trump_choice(rules, number, cards)
+        rounds.append(
+            OfflineRound(
+                number=number,
+                hand_size=cards,
+                dealer=dealer,
+                bid_order=bid_order(rules, dealer),
+                play_order=play_order(dealer, rules.players),
+                trump=choice.options,
+                trump_automatic=choice.automatic is not None,
+                forbidden=_forbidden_table(rules, number, cards, dealer),
+                leader_only=rules.bid_rule is not BidRule.PLUS_MINUS_ONE,
+                required_tricks=required_trick_total(cards, False),
+            )
+        )
+        dealer = next_seat(dealer, rules.players)
+    return OfflinePlan(
+        tuple(rounds),
+        points,
+        dealer_points=round_points(None, 0, saboteur_dealer=True) if rules.saboteur else None,
+        jester_bid=rules.jester_bid,
+    )

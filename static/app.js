@@ -22,6 +22,12 @@
     box.textContent = text;
     box.hidden = false;
   }
+  // A save that got no answer in time (the table's posts wait 8 s) is not saved either, as
+  // far as the page knows: the same key is sent again with the retry (stored once).
+  document.addEventListener("htmx:timeout", function () {
+    showProblem(document.body.dataset.notSaved ||
+      "Not saved: no connection. Your entries are still here; tap save again to retry.");
+  });
   document.addEventListener("htmx:sendError", function () {
     showProblem(document.body.dataset.notSaved ||
       "Not saved: no connection. Your entries are still here; tap save again to retry.");
@@ -318,6 +324,19 @@
   document.addEventListener("click", startVideo, true);
   document.addEventListener("keydown", startVideo, true);
   window.addEventListener("pagehide", stopVideo);
+
+  // --- At the table, offline.js keeps the rounds when the server cannot be reached. It is
+  // fetched only on a table screen, after the page is shown (not part of any first paint). ---
+  function loadOffline() {
+    var table = document.querySelector("#table[data-offline-script]");
+    if (!table || document.querySelector("script[data-offline-js]")) return;
+    var script = document.createElement("script");
+    script.src = table.dataset.offlineScript;
+    script.setAttribute("data-offline-js", "");
+    document.head.appendChild(script);
+  }
+  whenLoaded(loadOffline);
+  document.addEventListener("htmx:afterSettle", loadOffline);
 
   // --- The offline notice stands in for the page that could not be reached, at its address:
   // "Try again" reloads it (without JavaScript its link goes to that same address). ---

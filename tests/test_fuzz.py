@@ -123,6 +123,16 @@ ROUTE_FIELDS: dict[str, tuple[str, ...]] = {
     "play.werewolf": (*_WRITE, "trump:werewolf"),
     "play.tricks": (*_WRITE, *_SEAT_TRICKS, *_OUTCOME),
     "play.edit_round": (*_WRITE, "trump", *_SEAT_BIDS, *_SEAT_TRICKS, *_OUTCOME),
+    "play.kept_round": (
+        *_WRITE,
+        "trump",
+        *_SEAT_BIDS,
+        *_SEAT_TRICKS,
+        *_OUTCOME,
+        "replace:checkbox",
+        "dealer:number",
+        "cards:number",
+    ),
     "play.undo": _WRITE,
     "play.abandon": _WRITE,
     "play.play_again": _WRITE,
@@ -149,10 +159,14 @@ EXPECTED_ACTION = {
     "play.werewolf": "werewolf",
     "play.tricks": "record_round",
     "play.edit_round": "edit_round",
+    "play.kept_round": "record_round",
     "play.undo": "undo",
     "play.abandon": "abandon",
     "play.later_rounds": "edit_plan",
 }
+# A round kept on the table phone while offline stands on what the round holds, checked entry
+# by entry, not on the version the phone last saw (unless it replaces what the round holds).
+VERSIONLESS_ROUTES = frozenset({"play.kept_round"})
 # Routes whose accepted request adds a game instead of changing the one in the address.
 NEW_GAME_ROUTES = frozenset({"play.play_again", "setup.new_game"})
 # Routes that sign in and out: they may store a sign-in, never game data.
@@ -1369,7 +1383,7 @@ def asked_mismatch(request: Request, before: GameState, after: GameState) -> str
         stored = {s: e["tricks"] for s, e in entries.items()}
         if stored != asked:
             return f"tricks {stored} stored, {asked} asked"
-    elif endpoint == "play.edit_round":
+    elif endpoint in ("play.edit_round", "play.kept_round"):
         asked_bids = {s: _number(request.first(f"bid_{s}")) for s in range(players)}
         stored_bids = {s: e["bid"] for s, e in entries.items()}
         asked_tricks = _asked_tricks(request, asked_bids, players)
@@ -1583,7 +1597,8 @@ def judge(
         posted = int((request.first("version") or "").strip())
     except ValueError:
         posted = None
-    if posted != before.game.version:
+    versionless = request.endpoint in VERSIONLESS_ROUTES and not request.first("replace")
+    if posted != before.game.version and not versionless:
         problems.append(
             f"stored on version {before.game.version}, posted {request.first('version')!r}"
         )

@@ -44,7 +44,8 @@ def extracted(tmp_path_factory: pytest.TempPathFactory) -> dict:
         [*command, "-F", "babel.cfg", *keywords, "-o", str(pot), "."], cwd=ROOT, check=True
     )
     with pot.open("rb") as file:
-        return {message.id: message for message in read_po(file) if message.id}
+        # By id and context: one word may be two messages ("bids" as a prompt and as a step).
+        return {(message.id, message.context): message for message in read_po(file) if message.id}
 
 
 def catalogue(language: str):
@@ -60,7 +61,8 @@ def placeholders(text: str) -> list[str]:
 def test_every_message_is_translated_with_the_same_placeholders(extracted, language):
     found = catalogue(language)
     missing, fuzzy, untranslated, mismatched = [], [], [], []
-    for key, message in extracted.items():
+    for message in extracted.values():
+        key = message.id
         entry = found.get(key, context=message.context)
         if entry is None:
             missing.append(key)
@@ -234,7 +236,7 @@ def pseudo_app(sqlite_uri: str, tmp_path: Path, extracted: dict) -> Iterator[Fla
     """The app in a pseudo-language: every message of the code is wrapped in ⟦ ⟧."""
     template = Catalog(locale="en")
     for message in extracted.values():
-        template[message.id] = message
+        template[message.id] = message  # the Catalog keys it by id and context
     for message in template:
         if not message.id:
             continue

@@ -38,6 +38,7 @@ from scorekeeper.rules import (
     hand_size,
     is_final_round,
     next_seat,
+    offline_plan,
     rank,
     remaining_tricks,
     required_trick_total,
@@ -1702,3 +1703,110 @@ def test_a_new_game_from_stored_rules_plays_quick_play_as_published():
     assert stored.for_a_new_game().hand_sizes == (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
     standard = GameRules(3, bid_rule_from=2)
     assert standard.for_a_new_game() is standard
+
+
+# --------------------------------------------------------------------------------------------
+# The offline plan: the rest of the game as tables for the table phone
+# --------------------------------------------------------------------------------------------
+
+
+def test_offline_plan_of_a_plus_minus_one_game_from_round_3():
+    game_rules = GameRules(4, plan=RoundPlan(PlanKind.FIRST_N, rounds=5))
+    plan = offline_plan(game_rules, 3, dealer=2)
+    assert [r.number for r in plan.rounds] == [3, 4, 5]
+    assert [r.dealer for r in plan.rounds] == [2, 3, 0]
+    third = plan.rounds[0]
+    assert third.hand_size == 3
+    assert third.bid_order == (3, 0, 1, 2)
+    # The earlier bids add up to 0, 1, 2, 3: the last bidder may not bid 3, 2, 1, 0.
+    assert third.forbidden == (3, 2, 1, 0)
+    assert not third.trump_automatic
+    assert third.required_tricks == 3
+    assert plan.points[2][2] == 40
+    assert plan.points[2][0] == -20
+    assert plan.points[0][0] == 20
+    assert len(plan.points) == len(plan.points[0]) == 16
+    data = plan.to_dict()
+    assert data["rounds"][0] == {
+        "n": 3,
+        "cards": 3,
+        "dealer": 2,
+        "order": [3, 0, 1, 2],
+        "trump": [
+            ["suit", ["clubs", "diamonds", "hearts", "spades"]],
+            ["jester", [None]],
+            ["wizard", ["clubs", "diamonds", "hearts", "spades"]],
+        ],
+        "tricks": 3,
+        "forbid": [3, 2, 1, 0],
+    }
+    assert "dealer_points" not in data
+    assert "jester_bid" not in data
+    json.dumps(data)
+
+
+def test_offline_plan_of_the_canadian_rule_binds_only_a_leader_and_never_forbids_zero():
+    plan = offline_plan(GameRules(3, bid_rule=BidRule.CANADIAN), 19, dealer=0)
+    last = plan.rounds[-1]
+    assert last.number == 20
+    assert last.hand_size == 20
+    assert last.trump_automatic
+    assert last.trump == ((TrumpCause.NONE_LEFT, (None,)),)
+    assert last.forbidden[0] == 20
+    assert last.forbidden[20] is None
+    assert last.leader_only
+    assert plan.to_dict()["rounds"][-1]["leader"] is True
+    assert plan.to_dict()["rounds"][-1]["auto"] is True
+
+
+def test_offline_plan_forbids_nothing_where_the_rule_does_not_bind():
+    free = offline_plan(GameRules(3, bid_rule=BidRule.FREE), 1, dealer=0)
+    assert all(value is None for r in free.rounds for value in r.forbidden)
+    assert "forbid" not in free.to_dict()["rounds"][0]
+    final = offline_plan(GameRules(3, bid_rule=BidRule.CANADIAN_FINAL), 1, dealer=0)
+    binding = [r.number for r in final.rounds if any(v is not None for v in r.forbidden)]
+    assert binding == [20]
+    from_three = offline_plan(GameRules(4, bid_rule_from=3), 1, dealer=0)
+    assert [any(v is not None for v in r.forbidden) for r in from_three.rounds[:4]] == [
+        False,
+        False,
+        True,
+        True,
+    ]
+
+
+def test_offline_plan_with_saboteur_and_jester_bid():
+    plan = offline_plan(GameRules(3, saboteur=True, jester_bid=True, bid_rule="free"), 1, 1)
+    assert plan.rounds[0].bid_order == (2, 0)
+    assert plan.to_dict()["rounds"][0]["play"] == [2, 0, 1]
+    assert plan.dealer_points == 20
+    assert plan.jester_bid
+    assert plan.to_dict()["dealer_points"] == 20
+    assert plan.to_dict()["jester_bid"] is True
+
+
+def test_offline_plan_of_a_finished_game_has_no_rounds():
+    assert offline_plan(GameRules(6), 11, dealer=0).rounds == ()
+
+
+@pytest.mark.parametrize(
+    ("game_rules", "reason"),
+    [
+        (GameRules(4, bid_rule="free", bid_reveal="hidden"), "sealed_bids"),
+        (GameRules(4, bid_rule="free", bid_reveal="secret"), "sealed_bids"),
+        (GameRules(4, jubilee=JubileeCards(bomb=True)), "jubilee_cards"),
+        (GameRules(4, jubilee=JubileeCards(cloud=True)), "jubilee_cards"),
+        (GameRules(4, jubilee=JubileeCards(werewolf=True)), "jubilee_cards"),
+    ],
+)
+def test_offline_plan_says_which_games_need_the_server(game_rules, reason):
+    plan = offline_plan(game_rules, 1, dealer=0)
+    assert plan.unavailable == reason
+    assert plan.rounds == ()
+    assert plan.to_dict() == {"unavailable": reason}
+
+
+def test_offline_plan_with_dragon_and_fairy_asks_their_trumps():
+    plan = offline_plan(GameRules(4, jubilee=JubileeCards(dragon=True, fairy=True)), 1, 0)
+    causes = [cause for cause, _suits in plan.rounds[0].trump]
+    assert causes == ["suit", "jester", "wizard", "dragon", "fairy"]

@@ -13,7 +13,9 @@ from scorekeeper.rules import (
     RoundRecord,
     TieBreak,
     bid_order,
+    dealer_seat,
     forbidden_bid,
+    offline_plan,
     rank,
     required_trick_total,
     round_points,
@@ -98,6 +100,48 @@ def test_canadian_binds_only_a_last_bidder_strictly_in_the_lead(situation):
 @given(bidding_situation(bid_rule=BidRule.FREE))
 def test_free_bids_forbid_nothing(situation):
     assert forbidden_bid(*situation) is None
+
+
+def looked_up(plan_round, bids, totals):
+    """What the table phone's script does with a round of the offline plan: look the
+    forbidden bid up by the sum of the earlier bids, where the rule binds the last bidder."""
+    last = plan_round.bid_order[-1]
+    alone = sum(total >= totals[last] for total in totals) == 1
+    if plan_round.leader_only and not alone:
+        return []
+    total = sum(bids.values())
+    value = plan_round.forbidden[total] if total < len(plan_round.forbidden) else None
+    return [] if value is None else [value]
+
+
+@FAST
+@given(st.sampled_from(list(BidRule)).flatmap(bidding_situation), st.integers(0, 5))
+def test_the_offline_plan_forbids_what_the_rules_forbid(situation, first_dealer):
+    """The tables the phone checks bids with offline agree with the rules' own check, in the
+    round being played and in every later round (the deal passing on)."""
+    rules, number, hand, dealer, bids, totals = situation
+    now = offline_plan(rules, number, dealer).rounds[0]
+    assert (now.number, now.hand_size, now.dealer) == (number, hand, dealer)
+    assert now.bid_order == bid_order(rules, dealer)
+    assert looked_up(now, bids, totals) == forbidden_values(*situation)
+    first_dealer %= rules.players
+    later = offline_plan(rules, 1, first_dealer).rounds[number - 1]
+    rotated = dealer_seat(first_dealer, number, rules.players)
+    assert later.dealer == rotated
+    order = bid_order(rules, rotated)
+    earlier = {seat: bids[old] for seat, old in zip(order[:-1], bids, strict=True)}
+    assert looked_up(later, earlier, totals) == forbidden_values(
+        rules, number, hand, rotated, earlier, totals
+    )
+
+
+@FAST
+@given(players_st, st.data())
+def test_the_offline_points_are_the_rules_points(players, data):
+    plan = offline_plan(GameRules(players), 1, 0)
+    bid = data.draw(st.integers(0, len(plan.points) - 1))
+    took = data.draw(st.integers(0, len(plan.points) - 1))
+    assert plan.points[bid][took] == round_points(bid, took)
 
 
 @st.composite

@@ -201,6 +201,24 @@ def edit_round_form(players: int) -> GameWriteForm:
     return EditRoundForm()
 
 
+def kept_round_form(players: int) -> GameWriteForm:
+    """A round kept on the table phone while offline, sent whole: trump, bids and tricks
+    (with its dealer and cards as the phone had them); ``replace``: the table chose to keep
+    this round over what the round here holds."""
+
+    class KeptRoundForm(_OutcomeFields):
+        trump = StringField(validators=[Optional(), Length(max=40)])
+        replace = BooleanField()
+        # The round as the phone's plan had it: another dealer or hand size here is a conflict.
+        dealer = WholeNumberField(validators=[Optional()], high=rules.MAX_PLAYERS - 1)
+        cards = WholeNumberField(validators=[Optional()])
+
+    for seat in range(players):
+        setattr(KeptRoundForm, seat_field_name("bid", seat), seat_field(_l("Bid")))
+        setattr(KeptRoundForm, seat_field_name("tricks", seat), seat_field(_l("Tricks")))
+    return KeptRoundForm()
+
+
 # --- what a re-shown form has chosen ---------------------------------------------------------
 # The round screens show chips and buttons as chosen from one mapping of input names to
 # posted text: what was posted (a refused entry comes back as it was), what an undo took

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, abort, redirect, request, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
 from .. import changes, gameplay, rules
@@ -28,6 +28,7 @@ from ..queries import (
     reload_game,
 )
 from ..records import rules_of
+from .offline_table import kept_answer, offline_data
 from .rendering import page_tag, render, render_read_only
 from .table_screen import (
     RESENT,
@@ -67,6 +68,18 @@ def table_poll(game_id: int) -> Response:
     )
     response.set_etag(etag, weak=True)
     response.cache_control.no_cache = True
+    return response
+
+
+@bp.get("/<int:game_id>/offline")
+def offline_plan(game_id: int) -> Response:
+    """What the table phone needs to keep rounds while the server cannot be reached (the
+    offline plan, in the viewer's language): fetched by offline.js beside the table page,
+    never inlined into it (the first load stays small)."""
+    response = jsonify(offline_data(load_game(game_id)))
+    response.cache_control.no_cache = True
+    response.vary.add("Cookie")
+    response.vary.add("Accept-Language")
     return response
 
 
@@ -242,6 +255,83 @@ def tricks(game_id: int, number: int) -> Response:
         gameplay.record_tricks(game, round_, values, cloud=cloud, bomb=bomb)
 
     return _write(game_id, number, form, ChangeAction.RECORD_ROUND, change)
+
+
+@bp.post("/<int:game_id>/rounds/<int:number>/kept")
+def kept_round(game_id: int, number: int) -> Response:
+    """A round kept on the table phone while the server could not be reached, sent whole
+    with its own request key (sent again, it is stored once) and checked again by the rules.
+    Answered in JSON for offline.js: stored; a conflict (the round here is another one:
+    both are shown, the table chooses); refused (the rules say why); retry (a race)."""
+    game = load_game(game_id)
+    players = len(game.seats)
+    form = forms.kept_round_form(players)
+    if not form.validate_on_submit():
+        return kept_answer(game, 422, "refused", problems=_flat(form.messages()))
+    bids = forms.seat_values(form, "bid", players)
+    tricks, cloud, bomb = form.outcome(bids, players)
+    cause, suit = forms.split_trump(form.trump.data)
+    scored = next(
+        (r for r in game.rounds if r.number == number and r.state == RoundState.SCORED), None
+    )
+    if (recorded := changes.applied_change(form.request_key.data)) is not None:
+        if resent_with_other_values(form, recorded):
+            return kept_answer(game, 409, "conflict", server_round=scored)
+        return kept_answer(game, 200, "stored")
+    if scored is not None:
+        if gameplay.kept_round_matches(game, scored, cause, suit, bids, tricks):
+            return kept_answer(game, 200, "stored")  # another phone saved it just so
+        return kept_answer(game, 409, "conflict", server_round=scored)
+    round_ = gameplay.open_round(game)
+    if round_ is None or round_.number != number or game.status != GameStatus.IN_PROGRESS:
+        notice = _("Round %(number)s is not the round being played.", number=number)
+        return kept_answer(game, 422, "refused", problems=[notice])
+
+    def change() -> None:
+        gameplay.record_kept_round(
+            game,
+            round_,
+            cause=cause,
+            trump=suit,
+            bids=bids,
+            tricks=tricks,
+            cloud=cloud,
+            bomb=bomb,
+            dealt=(form.dealer.data, form.cards.data),
+            replace=replace,
+        )
+
+    # A kept round stands on what the round holds, checked entry by entry (the phone could
+    # not see the versions written meanwhile, some by its own late requests); replacing what
+    # the round holds ("keep ours") stands on the version the table chose on.
+    replace = bool(form.replace.data)
+    try:
+        refusal = store(
+            game,
+            form,
+            ChangeAction.RECORD_ROUND,
+            [number],
+            change,
+            version=None if replace else game.version,
+        )
+    except gameplay.KeptRoundDiffers:
+        fresh = reload_game(game_id)
+        return kept_answer(fresh, 409, "conflict", server_round=gameplay.open_round(fresh))
+    if refusal is None:
+        return kept_answer(reload_game(game_id), 200, "stored")
+    if refusal.status == 422:
+        return kept_answer(refusal.game, 422, "refused", problems=_flat(form.messages()))
+    if replace:  # changed again since the table chose: show it what is there now
+        fresh = refusal.game
+        return kept_answer(fresh, 409, "conflict", server_round=gameplay.open_round(fresh))
+    return kept_answer(refusal.game, 409, "retry")
+
+
+def _flat(messages: dict[str, list[str]]) -> list[str]:
+    found: list[str] = []
+    for texts in messages.values():
+        found.extend(text for text in texts if text not in found)
+    return found
 
 
 @bp.post("/<int:game_id>/undo")

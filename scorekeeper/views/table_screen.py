@@ -20,6 +20,7 @@ from ..models import Change, ChangeAction, Game, GameStatus, RoundState
 from ..queries import reload_game
 from ..records import player_names, round_records, rules_of, sheet_of
 from ..wording import history
+from .offline_table import plan_tag
 from .rendering import viewer_tag
 
 
@@ -89,6 +90,7 @@ def table_context(
         "changing_seat": None,
         "changeable": {},
         "flagged_bids": (),
+        "offline_tag": plan_tag(game, sheet),
     }
     if round_ is None or step == gameplay.Step.CLOSED:
         return context
@@ -129,6 +131,10 @@ def table_context(
         # Each bid made that a tap may change, and the bids a change made forbidden.
         "changeable": {seat: gameplay.bid_can_change(game, round_, seat) for seat in bids},
         "flagged_bids": gameplay.flagged_bids(game, round_),
+        # What offline.js starts from when a save cannot reach the server (never a sealed bid).
+        "bids_by_seat": ",".join(
+            "" if bids.get(seat) is None else str(bids[seat]) for seat in range(len(names))
+        ),
     }
     if changing_seat is not None and context["changeable"].get(changing_seat):
         context["changing_seat"] = changing_seat

@@ -455,6 +455,12 @@ def forbidden_bid_message(
     )
 
 
+def forbidden_bid_template(rule: rules.BidRule | str) -> str:
+    """:func:`forbidden_bid_message` with ``{name}``, ``{value}`` and ``{cards}`` in place of
+    the numbers, for the table phone's script to fill in while offline."""
+    return _forbidden_text(rule, "{cards}", "{value}", "{name}")
+
+
 def _forbidden_text(rule: object, hand_size: int | str, value: int | str, name: str) -> str:
     if str(rule) == rules.BidRule.PLUS_MINUS_ONE:
         return _(

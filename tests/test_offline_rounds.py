@@ -1,0 +1,159 @@
+"""Rounds kept on the table phone while the server could not be reached: the offline plan
+the table page fetches, and a kept round sent whole (stored once, checked again, a conflict
+shown, never stored twice or overwritten)."""
+
+import sqlalchemy as sa
+
+from scorekeeper import rules, seat_links
+from scorekeeper.extensions import db
+from scorekeeper.models import Change, ChangeAction, Game, RoundState
+from tests.factories import new_game
+from tests.play_helpers import bid, correction, play_round, trump
+
+NAMES = ("Ana", "Ben", "Cleo", "Dev")
+
+
+def kept(client, game_id, number, bids, took, key, trump_value="suit:hearts", **extra):
+    # The phone sends a kept round with the version it was kept on, the same every time.
+    data = {"version": 1, "trump": trump_value, "request_key": key} | extra
+    data |= {f"bid_{seat}": value for seat, value in enumerate(bids) if value is not None}
+    data |= {f"tricks_{seat}": value for seat, value in enumerate(took)}
+    return client.post(f"/games/{game_id}/rounds/{number}/kept", data=data)
+
+
+def scored_rounds(game_id: int) -> list[tuple[int, list, list]]:
+    db.session.expire_all()
+    game = db.session.get(Game, game_id)
+    return [
+        (
+            r.number,
+            [e.bid for e in sorted(r.entries, key=lambda e: e.seat)],
+            [e.tricks for e in sorted(r.entries, key=lambda e: e.seat)],
+        )
+        for r in game.rounds
+        if r.state == RoundState.SCORED
+    ]
+
+
+def round_changes(game_id: int) -> int:
+    return db.session.scalar(
+        sa.select(sa.func.count())
+        .select_from(Change)
+        .where(Change.game_id == game_id, Change.action == ChangeAction.RECORD_ROUND)
+    )
+
+
+def test_the_table_page_names_the_offline_plan_and_the_plan_is_json(ctx, client):
+    game_id = new_game(NAMES, plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=5))
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert f'data-offline="/games/{game_id}/offline"' in page
+    assert 'data-offline-tag="1.0.0_0_0_0"' in page
+    answer = client.get(f"/games/{game_id}/offline")
+    assert answer.status_code == 200
+    assert answer.headers["Cache-Control"] == "no-cache"
+    data = answer.get_json()
+    assert data["names"] == list(NAMES)
+    assert data["totals"] == [0, 0, 0, 0]
+    assert data["tag"] == "1.0.0_0_0_0"
+    assert [r["n"] for r in data["plan"]["rounds"]] == [1, 2, 3, 4, 5]
+    assert data["plan"]["rounds"][2]["title"] == "Round 3 of 5"
+    assert data["plan"]["rounds"][2]["cards_label"] == "3 cards"
+    assert data["text"]["waiting"][:2] == ["1 round not sent yet", "2 rounds not sent yet"]
+    assert "{name}" in data["text"]["forbidden"]
+
+
+def test_a_game_with_hidden_bids_or_own_phones_says_offline_needs_the_server(ctx, client):
+    game_id = new_game(NAMES, bid_rule="free", bid_reveal="hidden")
+    plan = client.get(f"/games/{game_id}/offline").get_json()["plan"]
+    assert plan["unavailable"] == "sealed_bids"
+    assert "Hidden and secret bids need the server" in plan["text"]
+    open_bids = new_game(NAMES)
+    seat_links.renew(db.session.get(Game, open_bids), [1])
+    plan = client.get(f"/games/{open_bids}/offline").get_json()["plan"]
+    assert plan["unavailable"] == "own_phones"
+    assert plan["text"].startswith("The players bid on their own phones")
+
+
+def test_a_kept_round_is_stored_whole_once_however_often_it_is_sent(ctx, client):
+    game_id = new_game(NAMES)
+    for _ in range(3):
+        answer = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], key="kept-one")
+        assert answer.status_code == 200, answer.get_json()
+        assert answer.get_json()["outcome"] == "stored"
+    assert scored_rounds(game_id) == [(1, [0, 1, 1, 0], [0, 1, 0, 0])]
+    assert round_changes(game_id) == 1
+
+
+def test_a_kept_round_goes_on_from_what_the_round_already_holds(ctx, client):
+    game_id = new_game(NAMES)
+    assert trump(client, game_id, 1, "wizard:clubs").status_code == 303
+    assert bid(client, game_id, 1, 1, 1).status_code == 303
+    answer = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], "k1", "wizard:clubs")
+    assert answer.get_json()["outcome"] == "stored"
+    # Other entries than those the round holds: a conflict, nothing stored.
+    play_round(client, game_id, 2, 1, [0, 0, 1, 0], [0, 0, 1, 1])
+    trump(client, game_id, 3, "suit:spades")
+    answer = kept(client, game_id, 3, [0, 1, 1, 0], [0, 1, 1, 1], "k3")
+    assert answer.status_code == 409
+    assert answer.get_json()["outcome"] == "conflict"
+    assert answer.get_json()["server"]["trump"] == "suit:spades"
+    assert answer.get_json()["server"]["scored"] is False
+    # Keep ours: on the version the table chose on (the conflict's), the round's entries
+    # replaced, recorded as a change like any other. Changed again meanwhile: shown again.
+    seen = answer.get_json()["version"]
+    answer = kept(client, game_id, 3, [0, 1, 1, 0], [0, 1, 1, 1], "k3b", replace="y")
+    assert answer.status_code == 409
+    assert answer.get_json()["outcome"] == "conflict"
+    answer = kept(client, game_id, 3, [0, 1, 1, 0], [0, 1, 1, 1], "k3c", replace="y", version=seen)
+    assert answer.get_json()["outcome"] == "stored"
+    assert scored_rounds(game_id)[-1] == (3, [0, 1, 1, 0], [0, 1, 1, 1])
+
+
+def test_a_kept_round_another_phone_saved_otherwise_is_a_conflict(ctx, client):
+    game_id = new_game(NAMES)
+    play_round(client, game_id, 1, 0, [0, 1, 1, 0], [0, 1, 0, 0])
+    answer = kept(client, game_id, 1, [1, 1, 0, 0], [1, 0, 0, 0], "mine")
+    assert answer.status_code == 409
+    server = answer.get_json()["server"]
+    assert server["bids"] == [0, 1, 1, 0]
+    assert server["points"] == [20, 30, -10, 20]
+    # The same round as saved there: stored already, nothing to do.
+    same = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], "same")
+    assert same.get_json()["outcome"] == "stored"
+    # "Keep ours" is a correction through the correction page: in the change history.
+    version = answer.get_json()["version"]
+    corrected = client.post(
+        f"/games/{game_id}/rounds/1/edit",
+        data={"version": version, "request_key": "keep-ours"}
+        | correction([1, 1, 0, 0], [1, 0, 0, 0]),
+    )
+    assert corrected.status_code == 303
+    assert scored_rounds(game_id)[0] == (1, [1, 1, 0, 0], [1, 0, 0, 0])
+
+
+def test_a_kept_round_dealt_otherwise_here_is_a_conflict(ctx, client):
+    game_id = new_game(NAMES)
+    assert (
+        client.post(
+            f"/games/{game_id}/rounds/1/dealer", data={"version": 1, "dealer": 2}
+        ).status_code
+        == 303
+    )
+    answer = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], "k", dealer=0, cards=1)
+    assert answer.status_code == 409
+    assert answer.get_json()["server"]["scored"] is False
+    assert scored_rounds(game_id) == []
+
+
+def test_a_kept_round_the_rules_refuse_is_refused_with_the_reason(ctx, client):
+    game_id = new_game(NAMES)
+    # Round 2 of ±1: bids 1 + 0 + 0 + 1 add up to the 2 cards, the last bidder's is forbidden.
+    play_round(client, game_id, 1, 0, [0, 1, 1, 0], [0, 1, 0, 0])
+    answer = kept(client, game_id, 2, [1, 1, 0, 0], [1, 1, 0, 0], "forbidden")
+    assert answer.status_code == 422
+    assert answer.get_json()["outcome"] == "refused"
+    assert "may not bid" in " ".join(answer.get_json()["problems"])
+    # A round after the one being played (one before it is missing) is refused too.
+    gap = kept(client, game_id, 3, [0, 0, 0, 0], [1, 1, 1, 0], "gap")
+    assert gap.status_code == 422
+    assert scored_rounds(game_id) == [(1, [0, 1, 1, 0], [0, 1, 0, 0])]
