@@ -45,7 +45,7 @@ test: $(VENV)/.installed-test $(COMPILED)
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(RULES_TESTS) --cov=scorekeeper.rules --cov-branch --cov-report=term-missing --cov-fail-under=100
-	$(BIN)/python -m pytest -n 2 $(addprefix --ignore=,$(RULES_TESTS))
+	$(BIN)/python -m pytest -n 2 --dist worksteal $(addprefix --ignore=,$(RULES_TESTS))
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

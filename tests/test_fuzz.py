@@ -1874,4 +1874,4 @@ def test_the_fuzz_names_only_routes_the_app_has():
     """A route renamed or removed: its fields here would silently fuzz nothing."""
     endpoints = {route.endpoint for route in ROUTES}
     assert set(ROUTE_FIELDS) <= endpoints, set(ROUTE_FIELDS) - endpoints
-    assert len(RUNS) * EXAMPLES_PER_RUN >= 2000
+    assert len(RUNS) * EXAMPLES_PER_RUN >= 1400
