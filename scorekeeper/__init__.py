@@ -111,7 +111,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.url_map.converters["int"] = DatabaseId
     db.init_app(app)
     with app.app_context():
-        models.sqlite_pragmas(db.engine)
+        models.sqlite_pragmas(db.engine, int(app.config["SQLITE_BUSY_TIMEOUT_MS"]))
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
     # The password and the body's limit come before the CSRF check, which reads the form.
     views.access.guard_bodies(app)

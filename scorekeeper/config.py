@@ -142,6 +142,9 @@ def configure(app: Flask, overrides: dict | None) -> None:
         # the largest form, has about 40).
         MAX_FORM_MEMORY_SIZE=500_000,
         MAX_FORM_PARTS=200,
+        # SQLite: how long a write waits for another one in progress before it is refused
+        # as busy (a save waits through one retry, so about twice this).
+        SQLITE_BUSY_TIMEOUT_MS=5000,
         ACCESS_PASSWORD=None,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,

@@ -6,6 +6,7 @@ computed by :mod:`scorekeeper.rules` from these facts.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import unicodedata
@@ -47,7 +48,7 @@ def database_url(url: str) -> str:
     return url
 
 
-def sqlite_pragmas(engine: Engine) -> None:
+def sqlite_pragmas(engine: Engine, busy_timeout_ms: int = 5000) -> None:
     """Turn on what SQLite leaves off, on every new connection of ``engine`` (the app's own;
     other engines in the process are left alone), and make every session a real
     transaction, so a page reads one consistent snapshot of the database.
@@ -57,16 +58,18 @@ def sqlite_pragmas(engine: Engine) -> None:
     statement (before and after execute, before and after the cursor's), none of them
     listened to - a third of a ``SELECT 1``'s calls (profiled)."""
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", functools.partial(_sqlite_pragmas, busy_timeout_ms))
         engine.dialect.do_begin = _sqlite_begin  # type: ignore[method-assign]
 
 
-def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+def _sqlite_pragmas(
+    busy_timeout_ms: int, dbapi_connection: sqlite3.Connection, _record: Any
+) -> None:
     # Foreign keys are off by default; WAL lets the live view read while a round saves.
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
     cursor.close()
     # The driver would start transactions only before writes (each read seeing the latest
     # commit); SQLAlchemy's recipe: no driver transactions, a BEGIN when a session begins.

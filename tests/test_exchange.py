@@ -8,10 +8,12 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
+from flask import Flask
 from jsonschema import Draft202012Validator
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
@@ -22,7 +24,7 @@ from scorekeeper.extensions import db
 from scorekeeper.models import Change, ChangeAction, Entry, Game, Player, Round
 from tests import play_helpers as play
 from tests.club_backup import seeded_club_backup, upload_ending_a_read_on_a_line_break
-from tests.conftest import make_config
+from tests.conftest import _app_with_tables, make_config
 from tests.factories import make_game, new_game, random_rounds
 
 THREE = rules.GameRules(players=3, plan=rules.RoundPlan("first_n", rounds=3), bid_rule="free")
@@ -1326,13 +1328,26 @@ def test_the_second_of_two_simultaneous_restores_of_one_file_is_already_restored
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Game)) == 6
 
 
-def test_a_restore_behind_a_long_one_waits_for_it_and_is_already_restored(db_app):
+@pytest.fixture
+def quick_busy_app(database_config: dict, sqlite_tables) -> Iterator[Flask]:
+    """db_app with SQLite's busy timeout at 1 s instead of 5 (the same path, sooner)."""
+    yield from _app_with_tables(
+        make_config(**database_config, SQLITE_BUSY_TIMEOUT_MS=1000), sqlite_tables
+    )
+
+
+def test_a_restore_behind_a_long_one_waits_for_it_and_is_already_restored(quick_busy_app):
     """The second of two restores of one file, sent while the first is still writing and
-    held up longer than a save waits for the database (SQLite's busy timeout, 5 s, twice:
-    the retry): it waits for the first one, then finds its games — "already restored",
-    nothing stored twice — instead of a refusal. (PostgreSQL waits on the rows anyway.)"""
+    held up longer than a save waits for the database (SQLite's busy timeout, here 1 s,
+    twice: the retry): it waits for the first one, then finds its games — "already
+    restored", nothing stored twice — instead of a refusal. (PostgreSQL waits on the rows
+    anyway.)"""
+    db_app = quick_busy_app
     with db_app.app_context():
-        hold = 11 if db.engine.dialect.name == "sqlite" else 2
+        timeout = db_app.config["SQLITE_BUSY_TIMEOUT_MS"] / 1000
+        hold = 2 * timeout + 1 if db.engine.dialect.name == "sqlite" else 2
+        if db.engine.dialect.name == "sqlite":  # the setting reaches every connection
+            assert db.session.execute(sa.text("PRAGMA busy_timeout")).scalar() == 1000
     body = backup_of_new_games(db_app, "long")
     module = sys.modules["scorekeeper.exchange.restore"]
     real_events = module._restore_events
