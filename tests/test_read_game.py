@@ -77,8 +77,9 @@ def page(client, path: str) -> str:
 
 @pytest.mark.parametrize("bid_rule", ["plus_minus_one", "free"])
 def test_a_game_read_for_a_page_is_the_game_the_orm_loads_at_every_moment(
-    ctx, client, monkeypatch, bid_rule
+    db_ctx, monkeypatch, bid_rule
 ):
+    client = db_ctx.test_client()
     plan = rules.RoundPlan(rules.PlanKind.CUSTOM, custom=(1, 2, 3))
     game_id = new_game(("Ann", "Bob", "Cy"), bid_rule=bid_rule, plan=plan)
     live_token = queries.load_game(game_id).live_token
