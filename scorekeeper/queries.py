@@ -153,7 +153,10 @@ class GameRead(_Read):
         kept = self.__dict__.get("_changes")
         if kept is None:
             rows = db.session.connection().execute(_CHANGES_READ, {"game_id": self.id})
-            kept = self.__dict__["_changes"] = [ChangeRead(row._mapping) for row in rows]
+            names = tuple(rows.keys())
+            kept = self.__dict__["_changes"] = [
+                ChangeRead(zip(names, row, strict=True)) for row in rows
+            ]
             for change in kept:
                 change.game = self
         return kept
