@@ -1,7 +1,8 @@
 """Throughput and page weight under `make run`'s settings, as ratios measured in one run.
 
 Seeds a database with bench/history.py's seeder (2,000 finished games among 30 players) plus
-a 4-player game waiting for its bids, then serves it with `flask serve` (granian, 2
+a 4-player game waiting for its bids and another played through the table's forms to round
+13 (its history of 74 changes is what undo reads), then serves it with `flask serve` (granian, 2
 processes x 4 threads, as `make run` does, without the access log; --server gunicorn for the
 one it replaced) on a free loopback port, next to a bare Flask + Flask-SQLAlchemy app
 answering `SELECT 1` under the same settings. wrk (16 connections) measures requests per
@@ -142,6 +143,39 @@ def reset_sequences(url: str) -> None:
     engine.dispose()
 
 
+# The table step as a table sees it halfway through a game: its history read for undo.
+LONG_TABLE = "table step, round 13 (74 changes)"
+
+
+def play_to_round_13(app) -> int:
+    """A 4-player game played through the table's forms to round 13's bids (12 rounds: the
+    trump, each bid and the tricks of each, as a table phone posts them); its id."""
+    client = app.test_client()
+    with app.app_context():
+        game = gameplay.create_game(["Ann", "Bob", "Cy", "Di"], 0, rules.GameRules(players=4))
+        db.session.commit()
+        game_id = game.id
+
+    def post(path: str, data: dict) -> None:
+        with app.app_context():
+            version = db.session.get(Game, game_id).version
+            db.session.remove()
+        answer = client.post(f"/games/{game_id}/{path}", data={"version": version, **data})
+        if answer.status_code != 303:
+            raise SystemExit(f"POST {path} answered {answer.status_code}")
+
+    for number in range(1, 13):
+        post(f"rounds/{number}/trump", {"trump": "suit:hearts"})
+        dealer = (number - 1) % 4
+        order = rules.bid_order(rules.GameRules(players=4), dealer)
+        for seat in order:  # every bid 0: never the total of the cards, as ±1 asks
+            post(f"rounds/{number}/bid", {"seat": seat, "bid": 0})
+        took = {f"tricks_{seat}": 0 for seat in range(4)} | {f"tricks_{order[0]}": number}
+        post(f"rounds/{number}/tricks", took)
+    post("rounds/13/trump", {"trump": "suit:hearts"})
+    return game_id
+
+
 def prepare(url: str) -> dict[str, str]:
     """A game waiting for its bids (4 players), and the pages to measure."""
     app = create_app(
@@ -178,6 +212,7 @@ def prepare(url: str) -> dict[str, str]:
     )
     if answer.status_code != 303:
         raise SystemExit(f"setting the trump answered {answer.status_code}")
+    long_id = play_to_round_13(app)
     # What `flask refresh` does after an upgrade or a large restore: every game's results and
     # the all-time ladder computed once, not by the first visit of a page (timed: a figure).
     began = time.perf_counter()
@@ -191,6 +226,7 @@ def prepare(url: str) -> dict[str, str]:
         "home": "/",
         "setup /games/new": "/games/new",
         "table step (bids, 4 players)": f"/games/{table_id}",
+        LONG_TABLE: f"/games/{long_id}",
         "score sheet (3 players, 20 rounds)": f"/games/{sheet_id}/sheet",
         "live board, 200": f"/live/{live_token}/board",
         "seat page": f"/seat/{seat_token}",
@@ -214,6 +250,7 @@ def prepare(url: str) -> dict[str, str]:
 TARGETS = {
     "setup /games/new": 0.3,
     "table step (bids, 4 players)": 0.3,
+    LONG_TABLE: 0.3,  # the same step later in a game: what a table meets most of the evening
     "score sheet (3 players, 20 rounds)": 0.3,
     "live board, 200": 0.3,
     "seat page": 0.3,
