@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from scorekeeper import queries, rules
+from scorekeeper import queries, records, rules
 from scorekeeper.extensions import db
 from scorekeeper.views import live, play, seat
 from tests.factories import new_game
@@ -124,3 +124,18 @@ def test_a_game_that_is_not_there_is_a_page_not_found(ctx, client):
         assert f"There is no game {game_id + 1 if 'history' not in path else game_id + 7}" in (
             answer.get_data(as_text=True)
         )
+
+
+def test_the_rules_read_once_per_game_follow_a_new_stored_value(ctx, client):
+    """records.rules_of keeps the rules it read with the value they came from: a write
+    stores a new value (the round plan changed), and the same loaded game reads it."""
+    game_id = new_game(("Ann", "Bob", "Cy"), bid_rule="free")
+    game = queries.load_game(game_id)
+    first = records.rules_of(game)
+    assert records.rules_of(game) is first  # read once
+    changed = dict(game.rules, bid_rule="plus_minus_one")
+    game.rules = changed
+    assert records.rules_of(game).bid_rule == rules.BidRule.PLUS_MINUS_ONE
+    db.session.rollback()
+    # A game read again (another request, or after the write) reads what is stored.
+    assert records.rules_of(queries.read_game(game_id)).bid_rule == rules.BidRule.FREE
