@@ -1871,14 +1871,17 @@ def validate_round(
     return tuple(dataclasses.replace(problem, round_number=record.number) for problem in found)
 
 
-def flagged_rounds(rules: GameRules, rounds: Sequence[RoundRecord]) -> tuple[Problem, ...]:
+def flagged_rounds(
+    rules: GameRules, rounds: Sequence[RoundRecord], sheet: ScoreSheet | None = None
+) -> tuple[Problem, ...]:
     """Recorded rounds whose bids no longer pass the bid rule, with the totals as they are now.
 
     After a correction the running totals before later rounds change, so the Canadian rule
     may bind a different player. Such rounds are reported (each problem carries its round
-    number), never rewritten.
+    number), never rewritten. ``sheet``: these rounds' score sheet, when the caller has it.
     """
-    sheet = score_sheet(rules, rounds)
+    if sheet is None:
+        sheet = score_sheet(rules, rounds)
     found: list[Problem] = []
     for record in rounds:
         problems = validate_bids(

@@ -1327,6 +1327,9 @@ def test_correction_that_puts_the_last_bidder_alone_in_the_lead_flags_later_cana
     )
     # the records themselves are untouched
     assert corrected[1] == round2
+    # A caller that has the rounds' sheet already passes it: the same problems.
+    sheet = score_sheet(rules, corrected)
+    assert flagged_rounds(rules, corrected, sheet) == flagged_rounds(rules, corrected)
 
 
 @pytest.mark.parametrize(

@@ -111,7 +111,7 @@ def game_context(game_id: int) -> dict[str, Any]:
     context = played(queries.read_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
     return context | {
-        "flags": rules.flagged_rounds(game_rules, records.round_records(context["game"])),
+        "flags": rules.flagged_rounds(game_rules, records.round_records(context["game"]), sheet),
         "on_paper": queries.entered_on_paper(game_id),
         "rules_details": messages.rules_details(game_rules),
         "chart": charts.running_totals_chart(sheet, names, game_rules.round_count),

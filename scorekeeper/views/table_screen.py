@@ -35,7 +35,8 @@ def sheet_context(game: Game) -> dict[str, Any]:
     """What the score sheet's page shows: the sheet, its highlights and the rounds to check
     (none of the round screen's step, undo or history)."""
     game_rules = rules_of(game)
-    sheet = sheet_of(game)
+    records = round_records(game)
+    sheet = rules.score_sheet(game_rules, records)
     in_progress = game.status == GameStatus.IN_PROGRESS
     return {
         "game": game,
@@ -44,7 +45,7 @@ def sheet_context(game: Game) -> dict[str, Any]:
         "sheet": sheet,
         "highlighted": sheet.highlighted(in_progress),
         "in_progress": in_progress,
-        "flags": rules.flagged_rounds(game_rules, round_records(game)),
+        "flags": rules.flagged_rounds(game_rules, records, sheet),
     }
 
 
@@ -84,7 +85,7 @@ def table_context(
         "request_key": new_request_key,
         "undo_change": changes.undoable(game),
         "undone": history.undone_notice(game, names),
-        "flags": rules.flagged_rounds(game_rules, round_records(game)),
+        "flags": rules.flagged_rounds(game_rules, round_records(game), sheet),
         "winner_names": [names[seat] for seat in sheet.winners],
         "dealer_can_change": False,
         "changing_seat": None,
