@@ -7,8 +7,9 @@ import sqlalchemy as sa
 from scorekeeper import rules, seat_links
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, ChangeAction, Game, RoundState
+from scorekeeper.views.offline_table import round_shown
 from tests.factories import new_game
-from tests.play_helpers import bid, correction, play_round, trump
+from tests.play_helpers import bid, correction, play_round, trump, version
 
 NAMES = ("Ana", "Ben", "Cleo", "Dev")
 
@@ -157,3 +158,50 @@ def test_a_kept_round_the_rules_refuse_is_refused_with_the_reason(ctx, client):
     gap = kept(client, game_id, 3, [0, 0, 0, 0], [1, 1, 1, 0], "gap")
     assert gap.status_code == 422
     assert scored_rounds(game_id) == [(1, [0, 1, 1, 0], [0, 1, 0, 0])]
+
+
+def test_no_kept_round_is_taken_where_the_plan_has_none(ctx, client):
+    # Secret bids sealed in round 2: a kept round neither shows them (the conflict's "server"
+    # round) nor replaces them, with or without "keep ours" on the current version.
+    game_id = new_game(("Ann", "Bob", "Cara"), bid_rule="free", bid_reveal="secret")
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    trump(client, game_id, 2)
+    sealed = client.post(
+        f"/games/{game_id}/rounds/2/bids",
+        data={"version": version(game_id), "bid_0": 1, "bid_1": 1, "bid_2": 0},
+    )
+    assert sealed.status_code == 303
+    changes_before = round_changes(game_id)
+    for extra in ({}, {"replace": "y", "version": version(game_id)}):
+        answer = kept(client, game_id, 2, [2, 0, 0], [2, 0, 0], "sealed", **extra)
+        assert answer.status_code == 403
+        body = answer.get_json()
+        assert body["outcome"] == "refused"
+        assert "server" not in body
+        assert "Hidden and secret bids need the server" in body["problems"][0]
+    db.session.expire_all()
+    round_2 = db.session.get(Game, game_id).rounds[1]
+    assert [e.bid for e in sorted(round_2.entries, key=lambda e: e.seat)] == [1, 1, 0]
+    assert round_2.state != RoundState.SCORED
+    assert round_changes(game_id) == changes_before
+    # The players' own phones and the Jubilee cards: refused the same way, nothing stored.
+    own = new_game(NAMES)
+    seat_links.renew(db.session.get(Game, own), [1])
+    answer = kept(client, own, 1, [0, 1, 1, 0], [0, 1, 0, 0], "own")
+    assert answer.status_code == 403
+    assert answer.get_json()["problems"][0].startswith("The players bid on their own phones")
+    assert scored_rounds(own) == []
+
+
+def test_the_server_round_shown_beside_a_kept_one_keeps_sealed_bids_sealed(ctx, client):
+    game_id = new_game(("Ann", "Bob", "Cara"), bid_rule="free", bid_reveal="secret")
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    trump(client, game_id, 2)
+    client.post(
+        f"/games/{game_id}/rounds/2/bids",
+        data={"version": version(game_id), "bid_0": 1, "bid_1": 1, "bid_2": 0},
+    )
+    db.session.expire_all()
+    game = db.session.get(Game, game_id)
+    assert round_shown(game, game.rounds[1])["bids"] == [None, None, None]
+    assert round_shown(game, game.rounds[0])["bids"] == [1, 0, 0]

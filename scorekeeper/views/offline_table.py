@@ -35,7 +35,16 @@ def plan_tag(game: Game, sheet: rules.ScoreSheet | None = None) -> str:
     return f"{round_.number}.{round_.dealer}.{totals}"
 
 
-def _unavailable_text(reason: str) -> str:
+def unavailable_reason(game: Game) -> str | None:
+    """Why this game's rounds cannot be kept on the phone (the rules' reason, or the players'
+    own phones): the plan then has no rounds, and a kept round sent anyway is refused."""
+    reason = rules.offline_unavailable(rules_of(game))
+    if reason is not None:
+        return str(reason)
+    return OWN_PHONES if seat_links(game) else None
+
+
+def unavailable_text(reason: str) -> str:
     if reason == OWN_PHONES:
         return _(
             "The players bid on their own phones, which needs the server: note the rounds on"
@@ -135,11 +144,11 @@ def offline_data(game: Game) -> dict[str, Any]:
     }
     if round_ is None or game.status != GameStatus.IN_PROGRESS:
         return data | {"plan": {"rounds": []}, "text": _words(game_rules, 1)}
-    plan = rules.offline_plan(game_rules, round_.number, round_.dealer).to_dict()
-    if seat_links(game):
-        plan = {"unavailable": OWN_PHONES}
-    if "unavailable" in plan:
-        plan["text"] = _unavailable_text(plan["unavailable"])
+    reason = unavailable_reason(game)
+    if reason is not None:
+        plan: dict[str, Any] = {"unavailable": reason, "text": unavailable_text(reason)}
+    else:
+        plan = rules.offline_plan(game_rules, round_.number, round_.dealer).to_dict()
     for planned in plan.get("rounds", ()):
         planned |= _round_words(game_rules, planned["n"], planned["cards"])
     return data | {"plan": plan, "text": _words(game_rules, len(plan.get("rounds", ())) or 1)}
@@ -150,10 +159,12 @@ def round_shown(game: Game, round_: Round) -> dict[str, Any]:
     (once scored) points, by seat."""
     scored = round_.state == RoundState.SCORED
     entries = sorted(round_.entries, key=lambda entry: entry.seat)
+    # Bids not revealed yet never leave the server, whatever asks for the round.
+    sealed = rules.bids_are_secret(rules_of(game), scored, round_.state == RoundState.BIDDING)
     shown: dict[str, Any] = {
         "n": round_.number,
         "trump": f"{round_.trump_cause}:{round_.trump or ''}" if round_.trump_cause else None,
-        "bids": [entry.bid for entry in entries],
+        "bids": [None if sealed else entry.bid for entry in entries],
         "tricks": [entry.tricks if scored else None for entry in entries],
         "scored": scored,
     }
