@@ -146,10 +146,10 @@
     return isNaN(shown) ? planned : Math.max(shown, planned);
   }
 
-  function goOffline() {
+  function goOffline(bookRead) {
     var table = tableEl();
     if (!table || !table.dataset.offline) return;
-    loadBook();
+    if (!bookRead) loadBook();
     if (!data || data.game !== parseInt(gameId, 10) || data.plan.unavailable) return;
     if (!panel) online = false;  // until the server answers again
     if (!book.current && !book.edit) book.current = startRound(nextNumber(), table);
@@ -184,8 +184,16 @@
   }
 
   // --- Drawing the panel. ---
+  // Whatever goes wrong while drawing, the page is never left blank: the server's screen
+  // comes back (the kept rounds stay in storage and are still sent).
   function render() {
     if (!panel) return;
+    try { draw(); } catch (error) {
+      if (window.console) console.error(error);
+      leave();
+    }
+  }
+  function draw() {
     var focusName = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
     var t = data.text;
     var waiting = book.rounds.length;
@@ -200,8 +208,8 @@
     book.rounds.forEach(function (kept) {
       if (kept.status === "conflict" || kept.status === "refused") panelBody.appendChild(conflictView(kept));
     });
-    if (book.edit) panelBody.appendChild(editView(book.edit));
-    else if (book.current) panelBody.appendChild(roundView(book.current));
+    var view = book.edit ? editView(book.edit) : book.current ? roundView(book.current) : null;
+    if (view) panelBody.appendChild(view);
     else if (!data.plan.unavailable && !planRound(nextNumber())) panelBody.appendChild(el("p", { class: "notice", text: t.game_over }));
     panelBody.appendChild(standingsView());
     if (waiting) panelBody.appendChild(keptList());
@@ -243,6 +251,7 @@
 
   function roundView(current) {
     var p = planRound(current.n), t = data.text;
+    if (!p) return null;
     var box = el("div", {}, [head(p, current)]);
     if (!current.trump) box.appendChild(trumpStep(current, p));
     else if (bidderDue(current, p) !== null) box.appendChild(bidStep(current, p));
@@ -388,7 +397,9 @@
 
   // A round saved here: kept with its own request key, the next round starts at once.
   function keepRound(current, p) {
-    var kept = { n: current.n, key: newKey(), trump: current.trump, bids: current.bids.slice(), tricks: current.tricks.slice(), status: "waiting" };
+    // Dealer and hand size go with the round: a re-send after a reload must be the very same
+    // request, whatever round the plan fetched since starts at.
+    var kept = { n: current.n, key: newKey(), dealer: p.dealer, cards: p.cards, trump: current.trump, bids: current.bids.slice(), tricks: current.tricks.slice(), status: "waiting" };
     kept.points = roundPoints(p, kept);
     book.rounds.push(kept);
     book.current = planRound(current.n + 1) ? startRound(current.n + 1, null) : null;
@@ -554,7 +565,7 @@
     fields.set("version", String(version || data.version));
     fields.set("request_key", kept.key);
     fields.set("trump", kept.trump || "");
-    var p = planRound(kept.n);
+    var p = kept.dealer === undefined ? planRound(kept.n) : kept;  // rounds kept before dealer/cards were
     if (p) { fields.set("dealer", String(p.dealer)); fields.set("cards", String(p.cards)); }
     kept.bids.forEach(function (bid, seat) { if (bid !== null) fields.set("bid_" + seat, String(bid)); });
     kept.tricks.forEach(function (took, seat) { if (took !== null) fields.set("tricks_" + seat, String(took)); });
@@ -586,7 +597,7 @@
         sending = false;
         online = true;
         if (body.outcome === "stored") {
-          book.rounds = book.rounds.filter(function (k) { return k !== kept; });
+          book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
           data.version = body.version;
         } else if (body.outcome === "retry") {
           setTimeout(send, 500);
@@ -679,15 +690,28 @@
   });
   window.addEventListener("online", function () { if (book && book.rounds.length) send(); });
 
+  // A round being entered or corrected that the plan no longer has (the game finished or was
+  // given up elsewhere, another phone played past it): dropped, it cannot be drawn or saved.
+  function dropUnplanned() {
+    if (!data || data.game !== parseInt(gameId, 10)) return;
+    var changed = false;
+    if (book.current && !planRound(book.current.n)) { book.current = null; changed = true; }
+    if (book.edit && !planRound(book.edit)) { book.edit = null; book.draft = null; changed = true; }
+    if (changed) saveBook();
+  }
+
   function start() {
     var table = tableEl();
     if (!table || !table.dataset.offline) return;
     loadPlan(table).then(function () {
       loadBook();
-      if (book.rounds.length || book.current) {
-        // Rounds kept before a reload: shown (and sent) at once.
-        goOffline();
+      dropUnplanned();
+      if (book.rounds.length) {
+        // Rounds kept before a reload: sent at once, and shown.
         send();
+        goOffline(true);
+      } else if (book.current) {
+        goOffline(true);
       } else if (planMissed) {
         // Opened from the service worker's copy with the server gone: carry on at once.
         reachable().then(function (up) { if (!up) goOffline(); });

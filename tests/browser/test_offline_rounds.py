@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from tests.browser.phones import Phones
 from tests.evening_play import Played, Table, points
@@ -412,6 +412,52 @@ def test_without_a_service_worker_kept_rounds_are_sent_after_a_reload(server, ph
     expect(page.locator("#table h1")).to_contain_text("Round 4 of 5", timeout=10_000)
     assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
     assert round_saves(server, game.game_id) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("elsewhere", ["nothing", "round 4"])
+def test_a_round_whose_answer_was_lost_is_stored_once_after_a_reload(server, phones, elsewhere):
+    """Round 3 reached the server but its answer was lost, with round 4 begun here; the page
+    is reloaded. The fresh plan starts at round 4, yet the re-send is the very same request
+    (stored already, not a conflict with our own round). A round 4 the plan no longer has
+    (another phone played it) is dropped: the page is never left blank."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+
+    def answer_lost(route: Route) -> None:
+        route.fetch()  # reaches the server, which stores it
+        route.abort()
+
+    page.context.route("**/rounds/3/kept", answer_lost)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    panel(page).locator(".trump-form button.suit-hearts").first.click()  # round 4 begun
+    page.context.set_offline(False)
+    deadline = time.monotonic() + 15
+    while round_saves(server, game.game_id) != [1, 2, 3] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+    page.close()
+    page.context.unroute("**/rounds/3/kept")
+    if elsewhere == "round 4":  # another phone plays it
+        game.rounds.append(([0, 1, 0, 1], [1, 1, 0, 1]))  # round 3, stored above
+        Table(Visitor(server.url)).play_round(game, [1, 1, 1, 0], [1, 1, 1, 1])
+    page = page.context.new_page()
+    page.goto(f"{server.url}/games/{game.game_id}")
+    page.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null", arg=game.game_id
+    )
+    expect(panel(page)).to_have_count(0, timeout=10_000)
+    table = page.locator("#table")
+    expect(table).to_be_visible()
+    shown = 5 if elsewhere == "round 4" else 4
+    expect(table.locator("h1")).to_contain_text(f"Round {shown} of 5")
+    assert round_saves(server, game.game_id) == list(range(1, shown))
+    assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
+    assert page.evaluate(f"localStorage.getItem('scorekeeper-kept-{game.game_id}')") is None
 
 
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
