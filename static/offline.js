@@ -526,7 +526,21 @@
   function dropKept(kept) {
     book.rounds = book.rounds.filter(function (k) { return k !== kept; });
     saveBook();
-    afterChoice();
+    refreshTotals().then(afterChoice);
+  }
+  // The totals the kept rounds add to are the server's: a round it stored (ours, or theirs
+  // chosen) leaves the book and counts in them, for the standings and the Canadian lead.
+  function takeServer(body) {
+    if (body.version) data.version = body.version;
+    if (body.totals) {
+      data.totals = body.totals;
+      write(PLAN + gameId, data);
+    }
+  }
+  function refreshTotals() {
+    return fetch(tableEl().dataset.offline, { credentials: "same-origin", cache: "no-store" }).then(function (answer) {
+      return answer.ok ? answer.json() : null;
+    }).then(function (fresh) { if (fresh) takeServer(fresh); }, function () {});
   }
   // "Keep ours": a round the server has scored is corrected through the correction page (the
   // change history records it); a round still open there gets ours in place of its entries.
@@ -540,7 +554,7 @@
       if (answer.ok || answer.redirected) {
         book.rounds = book.rounds.filter(function (k) { return k !== kept; });
         saveBook();
-        afterChoice();
+        refreshTotals().then(afterChoice);
       } else {
         kept.status = "refused";
         kept.problems = [data.text.reload];
@@ -598,7 +612,7 @@
         online = true;
         if (body.outcome === "stored") {
           book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
-          data.version = body.version;
+          takeServer(body);
         } else if (body.outcome === "retry") {
           setTimeout(send, 500);
           return;

@@ -81,6 +81,8 @@ def test_a_kept_round_is_stored_whole_once_however_often_it_is_sent(ctx, client)
         answer = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], key="kept-one")
         assert answer.status_code == 200, answer.get_json()
         assert answer.get_json()["outcome"] == "stored"
+        # The totals the phone's standings (and the Canadian lead) go on from.
+        assert answer.get_json()["totals"] == [20, 30, -10, 20]
     assert scored_rounds(game_id) == [(1, [0, 1, 1, 0], [0, 1, 0, 0])]
     assert round_changes(game_id) == 1
 

@@ -185,6 +185,8 @@ def kept_answer(
     """The answer to a kept round: ``outcome`` is stored, conflict, refused or retry; with the
     game's version (what "keep ours" stands on) and the server's round to show beside."""
     body: dict[str, Any] = {"outcome": outcome, "version": game.version}
+    if outcome == "stored":  # the standings the rounds still kept on the phone add to
+        body["totals"] = list(sheet_of(game).totals)
     if server_round is not None:
         body["server"] = round_shown(game, server_round)
     if problems:

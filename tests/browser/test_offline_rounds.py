@@ -388,6 +388,10 @@ def test_offline_the_canadian_rule_binds_only_a_last_bidder_alone_in_the_lead(se
     page.context.set_offline(False)
     expect(panel(page).locator(".waiting-count")).to_be_hidden(timeout=10_000)
     assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 2, 1], [0, 1, 1, 1])
+    # Stored, round 3 counts in the server's totals the standings here add to (not dropped
+    # from them while round 4 is entered here).
+    canadian = [([0, 0, 1, 0], [0, 0, 1, 0]), ([0, 0, 2, 0], [0, 0, 2, 0])]
+    expect_standings(panel(page), sheet([*canadian, ([0, 1, 2, 1], [0, 1, 1, 1])]))
     # Round 4 is being entered here: it goes on here, and is sent once saved.
     expect(panel(page).locator(".offline-banner")).to_contain_text(
         "this round is sent once it is saved"
