@@ -3,6 +3,7 @@ the table page fetches, and a kept round sent whole (stored once, checked again,
 shown, never stored twice or overwritten)."""
 
 import sqlalchemy as sa
+from flask_babel import refresh
 
 from scorekeeper import rules, seat_links
 from scorekeeper.extensions import db
@@ -48,14 +49,15 @@ def test_the_table_page_names_the_offline_plan_and_the_plan_is_json(ctx, client)
     game_id = new_game(NAMES, plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=5))
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert f'data-offline="/games/{game_id}/offline"' in page
-    assert 'data-offline-tag="1.0.0_0_0_0"' in page
+    assert 'data-offline-tag="1.0.0_0_0_0.' in page
     answer = client.get(f"/games/{game_id}/offline")
     assert answer.status_code == 200
     assert answer.headers["Cache-Control"] == "no-cache"
     data = answer.get_json()
     assert data["names"] == list(NAMES)
     assert data["totals"] == [0, 0, 0, 0]
-    assert data["tag"] == "1.0.0_0_0_0"
+    assert data["tag"].startswith("1.0.0_0_0_0.")
+    assert f'data-offline-tag="{data["tag"]}"' in page
     assert [r["n"] for r in data["plan"]["rounds"]] == [1, 2, 3, 4, 5]
     assert data["plan"]["rounds"][2]["title"] == "Round 3 of 5"
     assert data["plan"]["rounds"][2]["cards_label"] == "3 cards"
@@ -207,3 +209,29 @@ def test_the_server_round_shown_beside_a_kept_one_keeps_sealed_bids_sealed(ctx, 
     game = db.session.get(Game, game_id)
     assert round_shown(game, game.rounds[1])["bids"] == [None, None, None]
     assert round_shown(game, game.rounds[0])["bids"] == [1, 0, 0]
+
+
+def test_the_plan_tag_changes_with_the_plan_the_names_and_the_language(ctx, client):
+    # The phone fetches the plan again only when the tag changed: whatever changes the plan
+    # (a custom plan edited mid-game, a rename, the language of its words) changes the tag.
+    game_id = new_game(NAMES, plan=rules.RoundPlan(rules.PlanKind.CUSTOM, custom=(1, 2, 3)))
+
+    def tag() -> str:
+        return client.get(f"/games/{game_id}/offline").get_json()["tag"]
+
+    seen = [tag()]
+    assert client.post(
+        f"/games/{game_id}/plan", data={"version": version(game_id), "later": "5, 7, 9, 4"}
+    ).status_code in (200, 303)
+    assert [
+        r["cards"] for r in client.get(f"/games/{game_id}/offline").get_json()["plan"]["rounds"]
+    ] != [1, 2, 3]
+    seen.append(tag())
+    db.session.expire_all()
+    ana = db.session.get(Game, game_id).seats[0].player_id
+    assert client.post(f"/players/{ana}/rename", data={"name": "Anabel"}).status_code in (200, 303)
+    seen.append(tag())
+    client.post("/language", data={"lang": "de", "next": "/"})
+    refresh()  # the test's app context would keep the language found first
+    seen.append(tag())
+    assert len(set(seen)) == 4

@@ -8,13 +8,15 @@ and every kept round is checked again by the rules when it is sent.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from flask import Response, jsonify
 
 from .. import gameplay, rules
 from ..i18n import gettext as _
-from ..i18n import ngettext, pgettext
+from ..i18n import locale_name, ngettext, pgettext
 from ..models import Game, GameStatus, Round, RoundState
 from ..queries import seat_links
 from ..records import player_names, rules_of, sheet_of
@@ -25,14 +27,18 @@ OWN_PHONES = "own_phones"
 
 
 def plan_tag(game: Game, sheet: rules.ScoreSheet | None = None) -> str:
-    """What the offline plan depends on besides the rules: the round being played, its
-    dealer and the totals before it. The table screen carries it; the script fetches the
-    plan again only when it changed."""
+    """What the offline plan depends on: the round being played, its dealer and the totals
+    before it, then a digest of the rules (a custom plan changed mid-game), the names, the
+    language its words are in and whether the players bid on their own phones. The table
+    screen carries it; the script fetches the plan again only when it changed."""
     round_ = gameplay.open_round(game)
     if round_ is None or game.status != GameStatus.IN_PROGRESS:
         return "over"
     totals = "_".join(str(total) for total in (sheet or sheet_of(game)).totals)
-    return f"{round_.number}.{round_.dealer}.{totals}"
+    rest = [rules_of(game).to_dict(), list(player_names(game)), locale_name()]
+    rest.append(bool(seat_links(game)))
+    digest = hashlib.blake2s(json.dumps(rest, sort_keys=True).encode(), digest_size=5)
+    return f"{round_.number}.{round_.dealer}.{totals}.{digest.hexdigest()}"
 
 
 def unavailable_reason(game: Game) -> str | None:
