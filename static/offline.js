@@ -489,7 +489,8 @@
   function conflictView(kept) {
     var t = data.text, names = data.names, server = kept.server;
     var box = el("section", { class: "conflict", role: "alert" });
-    box.appendChild(el("p", {}, [el("strong", { text: fill(kept.status === "conflict" ? t.conflict : t.refused, { number: kept.n }) })]));
+    var said = kept.status !== "conflict" ? t.refused : server && !server.scored ? t.conflict_open : t.conflict;
+    box.appendChild(el("p", {}, [el("strong", { text: fill(said, { number: kept.n }) })]));
     (kept.problems || []).forEach(function (text) { box.appendChild(el("p", { class: "field-error", text: text })); });
     var cols = [el("th", { scope: "col", text: t.player }), el("th", { scope: "col", class: "num", text: t.ours })];
     if (server) cols.push(el("th", { scope: "col", class: "num", text: t.theirs }));
@@ -525,8 +526,45 @@
   }
   function dropKept(kept) {
     book.rounds = book.rounds.filter(function (k) { return k !== kept; });
+    if (kept.server && !kept.server.scored && book.rounds.some(function (k) { return k.n > kept.n; })) {
+      // Theirs is a round the server has not finished: it is finished on the server's screen,
+      // and the rounds kept after it are sent once it is (the server takes only the round
+      // being played).
+      book.hold = kept.n;
+      saveBook();
+      refreshTable();
+      return;
+    }
     saveBook();
     refreshTotals().then(afterChoice);
+  }
+  function refreshTable() {
+    var table = tableEl();
+    htmx.ajax("GET", table.dataset.offline.replace(/\/offline$/, ""), { target: "#table", swap: "outerHTML" }).then(function () {
+      leave();
+      holdNotice();
+    }, function () { render(); probe(); });
+  }
+  // While the server's round comes first: said above its screen, gone once it is saved.
+  function holdNotice() {
+    var table = tableEl(), notice = document.getElementById("offline-hold");
+    if (!book || !book.hold || !table) { if (notice) notice.remove(); return; }
+    if (!notice) {
+      notice = el("p", { id: "offline-hold", class: "notice", role: "status" });
+      table.parentNode.insertBefore(notice, table);
+    }
+    var text = fill(data.text.finish_first, { number: book.hold });
+    if (notice.textContent !== text) notice.textContent = text;
+  }
+  // Held rounds go once the server's screen is past the round it had to finish.
+  function released(table) {
+    if (!book || !book.hold) return false;
+    var shown = parseInt(table.dataset.round, 10);
+    if (table.dataset.offline && shown <= book.hold) return false;
+    book.hold = null;
+    saveBook();
+    holdNotice();
+    return true;
   }
   // The totals the kept rounds add to are the server's: a round it stored (ours, or theirs
   // chosen) leaves the book and counts in them, for the standings and the Canadian lead.
@@ -595,7 +633,7 @@
   }
 
   function send() {
-    if (sending || !book) return;
+    if (sending || !book || book.hold) return;
     var kept = book.rounds.filter(function (k) { return k.status === "waiting"; })[0];
     var blocked = book.rounds.some(function (k) { return k.status !== "waiting" && (!kept || k.n < kept.n); });
     if (!kept || blocked) { if (!book.rounds.length) finish(); return; }
@@ -720,7 +758,10 @@
     loadPlan(table).then(function () {
       loadBook();
       dropUnplanned();
-      if (book.rounds.length) {
+      released(table);
+      if (book.hold) {
+        holdNotice();  // the server's round first, on its own screen
+      } else if (book.rounds.length) {
         // Rounds kept before a reload: sent at once, and shown.
         send();
         goOffline(true);
@@ -734,7 +775,10 @@
   }
   document.addEventListener("htmx:afterSettle", function (event) {
     var table = tableEl();
-    if (table && event.target === table && !panel) loadPlan(table);
+    if (!table || event.target !== table || panel) return;
+    if (!book && table.dataset.game) { gameId = table.dataset.game; loadBook(); }
+    var go = released(table);
+    if (table.dataset.offline) loadPlan(table).then(function () { if (go && book.rounds.length) { goOffline(); send(); } });
   });
   start();
 })();

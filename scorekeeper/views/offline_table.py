@@ -126,6 +126,14 @@ def _words(game_rules: rules.GameRules, remaining: int) -> dict[str, Any]:
             "Round %(number)s was saved differently on another phone. Which one counts?",
             number="{number}",
         ),
+        "conflict_open": _(
+            "Round %(number)s was started differently on another phone. Which one counts?",
+            number="{number}",
+        ),
+        "finish_first": _(
+            "Finish round %(number)s on this screen: the rounds kept after it are sent then.",
+            number="{number}",
+        ),
         "refused": _("Round %(number)s was not saved:", number="{number}"),
         "ours": _("Kept on this phone"),
         "theirs": _("Saved on the server"),

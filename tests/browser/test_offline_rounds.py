@@ -464,6 +464,46 @@ def test_a_round_whose_answer_was_lost_is_stored_once_after_a_reload(server, pho
     assert page.evaluate(f"localStorage.getItem('scorekeeper-kept-{game.game_id}')") is None
 
 
+def test_keeping_theirs_of_a_round_not_finished_there_finishes_it_first(server, phones):
+    """Another phone began round 3 otherwise while rounds 3 and 4 were kept here. "Keep
+    theirs" brings back the server's screen to finish round 3 there; round 4 waits for it
+    (the server takes only the round being played) and is sent once it is finished."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    offline_round(page, [(0, 1), (1, 1), (2, 1), (3, 2)], {0: 1, 1: 1, 2: 0})
+    other = Table(Visitor(server.url))
+    other.post(game, "rounds/3/trump", {"trump": "suit:spades"})
+    page.context.set_offline(False)
+    conflict = panel(page).locator(".conflict")
+    expect(conflict).to_contain_text("Round 3 was started differently on another phone")
+    conflict.get_by_role("button", name="Keep theirs").click()
+    expect(panel(page)).to_have_count(0, timeout=10_000)
+    expect(page.locator("#table h1")).to_contain_text("Round 3 of 5")
+    expect(page.locator("#offline-hold")).to_contain_text("Finish round 3 on this screen")
+    # Round 3 finished there (here it would be the same taps on the server's screen).
+    for seat, value in ((3, 0), (0, 1), (1, 0), (2, 1)):
+        other.post(game, "rounds/3/bid", {"seat": seat, "bid": value})
+    other.post(
+        game, "rounds/3/tricks", {"tricks_0": 1, "tricks_1": 0, "tricks_2": 1, "tricks_3": 1}
+    )
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+    page.reload()
+    expect(page.locator("#offline-hold")).to_have_count(0)
+    page.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null", arg=game.game_id
+    )
+    assert round_saves(server, game.game_id) == [1, 2, 3, 4]
+    stored = stored_rounds(server, game.game_id)
+    assert stored[3] == ([1, 0, 1, 0], [1, 0, 1, 1], "suit:spades")
+    assert stored[4][:2] == ([1, 1, 1, 2], [1, 1, 0, 2])
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
