@@ -623,6 +623,30 @@
     kept.tricks.forEach(function (took, seat) { if (took !== null) fields.set("tricks_" + seat, String(took)); });
     return fields;
   }
+  // An answer as JSON; an error page (a proxy's, or from before the app spoke JSON to
+  // scripts) as a refusal with its title.
+  function readAnswer(answer) {
+    if ((answer.headers.get("Content-Type") || "").match(/json/)) return answer.json();
+    return answer.text().then(function (page) {
+      var title = /<title>([^<]*)<\/title>/i.exec(page);
+      return { outcome: "error", message: title ? title[1].trim() : "" };
+    });
+  }
+  var tokenRenewed = false;  // once per page: an expired token is renewed, then sent again
+  function renewToken() {
+    return fetch(tableEl().dataset.offline.replace(/\/offline$/, ""), { credentials: "same-origin", cache: "no-store" }).then(function (answer) {
+      if (!answer.ok) throw new Error(String(answer.status));
+      return answer.text();
+    }).then(function (page) {
+      var found = /"X-CSRFToken":\s*"([^"]+)"/.exec(page.replace(/&#34;|&quot;/g, '"'));
+      var holder = document.querySelector("[hx-headers]");
+      if (!found || !holder) throw new Error("no token");
+      var headers = {};
+      try { headers = JSON.parse(holder.getAttribute("hx-headers")) || {}; } catch (e) { headers = {}; }
+      headers["X-CSRFToken"] = found[1];
+      holder.setAttribute("hx-headers", JSON.stringify(headers));
+    });
+  }
   function post(url, fields) {
     var control = new AbortController();
     var timer = setTimeout(function () { control.abort(); }, SEND_MS);
@@ -642,12 +666,28 @@
     // The version a kept round was kept on: sent again, it is the very same request.
     if (!kept.version) { kept.version = data.version; saveBook(); }
     post(keptUrl(kept.n), formFields(kept, kept.version)).then(function (answer) {
-      if (answer.status >= 500 || !(answer.headers.get("Content-Type") || "").match(/json/)) {
-        throw new Error(String(answer.status));
-      }
-      return answer.json().then(function (body) {
+      if (answer.status >= 500) throw new Error(String(answer.status));  // a proxy's, or down
+      return readAnswer(answer).then(function (body) {
         sending = false;
         online = true;
+        var wait = answer.status === 429 || answer.headers.get("Retry-After");
+        if (body.outcome === "error" && wait) {
+          // Busy or too many requests: nothing was stored, the same request again later.
+          render();
+          setTimeout(send, 1000 * (parseInt(answer.headers.get("Retry-After"), 10) || 5));
+          return;
+        }
+        if (body.outcome === "error" && body.expired && !tokenRenewed) {
+          // The page's form token expired (a phone left open overnight): a fresh one, once.
+          tokenRenewed = true;
+          renewToken().then(send, function () { probe(); });
+          return;
+        }
+        if (body.outcome === "error") {
+          // Any other refusal (no such game, page expired again, …): the round needs the
+          // table, with the server's words; it is never dropped, nor sent in a loop.
+          body = { outcome: "refused", version: kept.version, problems: [body.message || body.title || String(answer.status)] };
+        }
         if (body.outcome === "stored") {
           book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
           takeServer(body);

@@ -2,6 +2,8 @@
 the table page fetches, and a kept round sent whole (stored once, checked again, a conflict
 shown, never stored twice or overwritten)."""
 
+import re
+
 import sqlalchemy as sa
 from flask_babel import refresh
 
@@ -235,3 +237,29 @@ def test_the_plan_tag_changes_with_the_plan_the_names_and_the_language(ctx, clie
     refresh()  # the test's app context would keep the language found first
     seen.append(tag())
     assert len(set(seen)) == 4
+
+
+def test_a_kept_round_refused_before_the_view_is_answered_in_json(csrf_app):
+    # offline.js asks for JSON: an expired form token says so (the script fetches a fresh one
+    # and sends again) instead of an error page it took for a lost network; other errors
+    # (no such game) carry the words to show beside the kept round.
+    client = csrf_app.test_client()
+    with csrf_app.app_context():
+        game_id = new_game(NAMES)
+    json_only = {"Accept": "application/json"}
+    data = {"version": 1, "request_key": "k", "trump": "suit:hearts"}
+    expired = client.post(f"/games/{game_id}/rounds/1/kept", data=data, headers=json_only)
+    assert expired.status_code == 400
+    assert expired.get_json() == expired.get_json() | {"outcome": "error", "expired": True}
+    assert "Reload it and try again." in expired.get_json()["message"]
+    home = client.get(f"/games/{game_id}").get_data(as_text=True)
+    token = re.search(r'"X-CSRFToken": "([^"]+)"', home).group(1)
+    signed = json_only | {"X-CSRFToken": token}
+    missing = client.post("/games/999999/rounds/1/kept", data=data, headers=signed)
+    assert missing.status_code == 404
+    assert missing.get_json()["outcome"] == "error"
+    assert missing.get_json()["expired"] is False
+    # A browser's form post still gets the page.
+    page = client.post(f"/games/{game_id}/rounds/1/kept", data=data)
+    assert page.status_code == 400
+    assert page.mimetype == "text/html"

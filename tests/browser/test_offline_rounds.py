@@ -504,6 +504,42 @@ def test_keeping_theirs_of_a_round_not_finished_there_finishes_it_first(server, 
     assert stored[4][:2] == ([1, 1, 1, 2], [1, 1, 0, 2])
 
 
+def test_an_error_page_or_an_expired_token_is_no_lost_network(server, phones):
+    """An answer that is not the app's JSON (a proxy's 413 page) shows the kept round as
+    needing the table, with the page's title, instead of "No connection" for ever; an expired
+    form token is renewed from the table page and the round sent again, once."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    page.context.route(
+        "**/rounds/3/kept",
+        lambda route: route.fulfill(
+            status=413, content_type="text/html", body="<title>Too large</title>"
+        ),
+    )
+    page.context.set_offline(False)
+    refused = panel(page).locator(".conflict")
+    expect(refused).to_contain_text("Round 3 was not saved:")
+    expect(refused).to_contain_text("Too large")
+    page.context.unroute("**/rounds/3/kept")
+    page.evaluate(
+        "() => document.querySelector('[hx-headers]')"
+        ".setAttribute('hx-headers', JSON.stringify({'X-CSRFToken': 'expired'}))"
+    )
+    refused.get_by_role("button", name="Correct ours").click()
+    panel(page).locator(".edit-kept").get_by_role("button", name="Save round").click()
+    page.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null", arg=game.game_id
+    )
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+    assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
