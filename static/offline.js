@@ -21,8 +21,25 @@
   function read(key) {
     try { return JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { return null; }
   }
+  // Whether it was written (storage full, or turned off).
   function write(key, value) {
-    try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* full or off */ }
+    try { localStorage.setItem(key, JSON.stringify(value)); return true; } catch (e) { return false; }
+  }
+  function forget(key) {
+    try { localStorage.removeItem(key); } catch (e) { /* storage turned off */ }
+  }
+  // Only the plan of the game open here is kept: the others' would fill the storage.
+  function forgetOtherPlans() {
+    try {
+      for (var i = localStorage.length - 1; i >= 0; i--) {
+        var key = localStorage.key(i);
+        if (key && key.indexOf(PLAN) === 0 && key !== PLAN + gameId) localStorage.removeItem(key);
+      }
+    } catch (e) { /* storage turned off */ }
+  }
+  function savePlan() {
+    forgetOtherPlans();
+    write(PLAN + gameId, data);
   }
   function fill(text, values) {
     return String(text).replace(/\{(\w+)\}/g, function (all, name) {
@@ -65,16 +82,24 @@
       return answer.json();
     }).then(function (fresh) {
       data = fresh;
-      write(PLAN + gameId, fresh);
+      savePlan();
       return fresh;
     }).catch(function () { planMissed = true; return data; });
   }
   function loadBook() {
     book = read(KEPT + gameId) || { rounds: [], current: null, edit: null };
   }
+  var storageFull = false;  // the kept rounds could not be written: said in the banner
   function saveBook() {
-    if (!book.rounds.length && !book.current) localStorage.removeItem(KEPT + gameId);
-    else write(KEPT + gameId, book);
+    if (!book.rounds.length && !book.current) { forget(KEPT + gameId); storageFull = false; return; }
+    var kept = write(KEPT + gameId, book);
+    if (!kept) {
+      // Make room (the cached plan is fetched again when it can be) and try once more.
+      forgetOtherPlans();
+      forget(PLAN + gameId);
+      kept = write(KEPT + gameId, book);
+    }
+    storageFull = !kept;
   }
   function planRound(number) {
     var rounds = (data && data.plan.rounds) || [];
@@ -201,8 +226,12 @@
     var said = sending ? t.sending : blocked ? t.blocked : online ? t.back : t.offline;
     var count = waiting ? t.waiting[Math.min(waiting, t.waiting.length) - 1] : "";
     if (banner.firstChild.textContent !== said) banner.firstChild.textContent = said;
-    if (banner.lastChild.textContent !== count) banner.lastChild.textContent = count;
-    banner.lastChild.hidden = !waiting;
+    var countLine = banner.querySelector(".waiting-count");
+    if (countLine.textContent !== count) countLine.textContent = count;
+    countLine.hidden = !waiting;
+    var warning = banner.querySelector(".storage-full");
+    if (storageFull && !warning) banner.appendChild(el("p", { class: "field-error storage-full", text: t.storage_full }));
+    if (!storageFull && warning) warning.remove();
     body.textContent = "";
     var panelBody = body;
     book.rounds.forEach(function (kept) {
@@ -572,7 +601,7 @@
     if (body.version) data.version = body.version;
     if (body.totals) {
       data.totals = body.totals;
-      write(PLAN + gameId, data);
+      savePlan();
     }
   }
   function refreshTotals() {

@@ -142,6 +142,10 @@ def _words(game_rules: rules.GameRules, remaining: int) -> dict[str, Any]:
         "fix": _("Correct ours"),
         "drop": _("Drop ours"),
         "reload": _("The server answered: reload the page to carry on."),
+        "storage_full": _(
+            "This phone's storage is full: the rounds kept here are lost if the page is"
+            " closed. Note them on paper too."
+        ),
     }
 
 

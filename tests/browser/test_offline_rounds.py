@@ -540,6 +540,35 @@ def test_an_error_page_or_an_expired_token_is_no_lost_network(server, phones):
     assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
 
 
+FILL_STORAGE = """() => {
+    for (let size = 1 << 20, n = 0; size >= 16; size >>= 2) {
+        const chunk = "x".repeat(size);
+        try { for (;;) localStorage.setItem("filler-" + n++, chunk); } catch (e) { /* full */ }
+    }
+}"""
+
+
+def test_only_the_open_game_s_plan_is_kept_and_a_full_storage_is_said(server, phones):
+    """The cached plans of games opened before are removed; when the kept rounds cannot be
+    written (storage full), the banner says so instead of losing them silently."""
+    earlier = game_after_two_rounds(server)
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{earlier.game_id}")
+    plan_fetched(page, earlier)
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    keys = page.evaluate("() => Object.keys(localStorage)")
+    assert keys == [f"scorekeeper-plan-{game.game_id}"]
+    page.evaluate("id => localStorage.removeItem('scorekeeper-plan-' + id)", game.game_id)
+    page.evaluate(FILL_STORAGE)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    panel(page).locator(".trump-form button.suit-hearts").first.click()
+    expect(panel(page).locator(".offline-banner")).to_contain_text("This phone's storage is full")
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
