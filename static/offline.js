@@ -183,17 +183,29 @@
     probe();
   }
 
-  var banner = null, body = null;
+  var banner = null, body = null, live = null;
+  var drawn = null;   // what the panel's body was last drawn from: drawn again only on a change
+  var alerts = {};    // the conflict boxes (role=alert) by kept round and what they say
   function show() {
     var table = tableEl();
     if (!table) return;
     if (!panel || !document.body.contains(panel)) {
       // The banner stays while the rest is drawn again: a screen reader hears it when it
       // changes, not at every tap.
-      banner = el("div", { class: "offline-banner", role: "status" }, [el("p"), el("p", { class: "waiting-count" })]);
+      // Live regions go into the page empty and are filled after: a screen reader then
+      // hears what they say (and the same nodes stay across every drawing).
+      banner = el("div", { class: "offline-banner", role: "status" }, [el("p"), el("p", { class: "waiting-count", hidden: true })]);
+      live = el("p", { class: "visually-hidden", "aria-live": "polite" });
       body = el("div");
-      panel = el("section", { id: "offline-table", class: "table-screen offline" }, [banner, body]);
+      panel = el("section", { id: "offline-table", class: "table-screen offline" }, [banner, live, body]);
       table.parentNode.insertBefore(panel, table.nextSibling);
+      drawn = null;
+      alerts = {};
+      table.hidden = true;
+      var box = document.getElementById("net-status");
+      if (box) box.hidden = true;
+      setTimeout(render, 50);
+      return;
     }
     table.hidden = true;
     // The panel's banner says it all: not the "not saved, tap again" box of app.js.
@@ -232,16 +244,34 @@
     var warning = banner.querySelector(".storage-full");
     if (storageFull && !warning) banner.appendChild(el("p", { class: "field-error storage-full", text: t.storage_full }));
     if (!storageFull && warning) warning.remove();
+    // A probe that fails again, another tab writing the same: nothing to draw again (focus
+    // and a tap in progress stay where they are).
+    var state = JSON.stringify([book, storageFull, data.totals, data.version]);
+    if (state === drawn && body.firstChild) return;
+    drawn = state;
     body.textContent = "";
     var panelBody = body;
+    var shown = {};
     book.rounds.forEach(function (kept) {
-      if (kept.status === "conflict" || kept.status === "refused") panelBody.appendChild(conflictView(kept));
+      if (kept.status !== "conflict" && kept.status !== "refused") return;
+      var said = JSON.stringify([kept.key, kept.status, kept.server, kept.problems]);
+      shown[said] = alerts[said] || conflictView(kept);
+      panelBody.appendChild(shown[said]);
     });
+    alerts = shown;
     var view = book.edit ? editView(book.edit) : book.current ? roundView(book.current) : null;
     if (view) panelBody.appendChild(view);
     else if (!data.plan.unavailable && !planRound(nextNumber())) panelBody.appendChild(el("p", { class: "notice", text: t.game_over }));
     panelBody.appendChild(standingsView());
     if (waiting) panelBody.appendChild(keptList());
+    var countdown = body.querySelector(".tricks-form .countdown");
+    var heard = countdown ? countdown.textContent : "";
+    if (live.textContent !== heard) live.textContent = heard;
+    // Focus follows the round as on the server's screen, but is never pulled away from
+    // somewhere else on the page.
+    var active = document.activeElement;
+    var table = tableEl();
+    if (active && active !== document.body && !panel.contains(active) && !(table && table.contains(active))) return;
     var again = focusName && panel.querySelector('[data-focus="' + focusName + '"]');
     var next = again || nextControl();
     if (next && document.activeElement !== next) next.focus({ preventScroll: true });
@@ -407,7 +437,7 @@
     var left = tricksLeft(p, current.tricks);
     var complete = current.tricks.every(function (v, seat) { return v !== null || playOrder(p).indexOf(seat) < 0; });
     form.appendChild(el("div", { class: "save-row sticky-save" }, [
-      el("p", { class: "countdown" + (left < 0 ? " over" : "") + (left === 0 && complete ? " done" : ""), "aria-live": "polite" }, [
+      el("p", { class: "countdown" + (left < 0 ? " over" : "") + (left === 0 && complete ? " done" : "") }, [
         el("span", { text: (left < 0 ? t.over : t.left) + " " }), el("span", { class: "num", text: String(Math.abs(left)) })
       ]),
       el("button", { type: "button", class: "primary", disabled: !(complete && left === 0), text: t.save, on: function () { keepRound(current, p); } })
@@ -553,8 +583,12 @@
     box.appendChild(actions);
     return box;
   }
+  function byKey(kept) {
+    return book.rounds.filter(function (k) { return k.key === kept.key; })[0] || kept;
+  }
   function dropKept(kept) {
-    book.rounds = book.rounds.filter(function (k) { return k !== kept; });
+    kept = byKey(kept);
+    book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
     if (kept.server && !kept.server.scored && book.rounds.some(function (k) { return k.n > kept.n; })) {
       // Theirs is a round the server has not finished: it is finished on the server's screen,
       // and the rounds kept after it are sent once it is (the server takes only the round
@@ -612,6 +646,7 @@
   // "Keep ours": a round the server has scored is corrected through the correction page (the
   // change history records it); a round still open there gets ours in place of its entries.
   function keepOurs(kept) {
+    kept = byKey(kept);
     var scored = kept.server && kept.server.scored;
     var url = scored ? tableEl().dataset.offline.replace(/offline$/, "rounds/" + kept.n + "/edit") : keptUrl(kept.n);
     var fields = formFields(kept, kept.version);
@@ -619,7 +654,7 @@
     if (!scored) fields.set("replace", "y");
     post(url, fields).then(function (answer) {
       if (answer.ok || answer.redirected) {
-        book.rounds = book.rounds.filter(function (k) { return k !== kept; });
+        book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
         saveBook();
         refreshTotals().then(afterChoice);
       } else {
@@ -752,7 +787,13 @@
         if (!answer.ok) throw new Error(String(answer.status));
         online = true;
         if (book.rounds.length) send(); else finish();
-      }).catch(function () { clearTimeout(timer); online = false; render(); probe(); });
+      }).catch(function () {
+        clearTimeout(timer);
+        var was = online;
+        online = false;
+        if (was) render();
+        probe();
+      });
     }, PROBE_MS);
   }
 

@@ -569,6 +569,37 @@ def test_only_the_open_game_s_plan_is_kept_and_a_full_storage_is_said(server, ph
     expect(panel(page).locator(".offline-banner")).to_contain_text("This phone's storage is full")
 
 
+def test_offline_the_page_stays_still_while_the_server_is_gone(server, phones):
+    """A failing probe (every 2 s) draws nothing again: the controls stay the same nodes, the
+    focus stays where the player put it; the countdown is said by one live region kept
+    across drawings, not by a node made anew at each tap."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    expect(panel(page).locator(".trump-form")).to_be_visible()
+    elsewhere = page.locator("a:visible").first
+    elsewhere.focus()
+    page.evaluate("() => { window.drawn = document.querySelector('#offline-table .trump-form'); }")
+    page.wait_for_timeout(4500)  # two probes failed meanwhile
+    assert page.evaluate(
+        "() => document.querySelector('#offline-table .trump-form') === window.drawn"
+    )
+    expect(elsewhere).to_be_focused()
+    panel(page).locator(".trump-form button.suit-hearts").first.click()
+    for value in (1, 0, 1, 0):
+        tap_bid(page, value)
+    tap_tricks(page, {3: 1})
+    live = panel(page).locator("> p[aria-live=polite]")
+    expect(live).to_have_text("Tricks left to give out: 2")
+    expect(panel(page).locator(".countdown[aria-live]")).to_have_count(0)
+    tap_tricks(page, {0: 1, 1: 1})  # Cleo's 0 filled in
+    expect(live).to_have_text("Tricks left to give out: 0")
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
