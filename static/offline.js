@@ -733,6 +733,8 @@
       if (answer.status >= 500) throw new Error(String(answer.status));  // a proxy's, or down
       return readAnswer(answer).then(function (body) {
         sending = false;
+        // The book may have been read again meanwhile (another tab): the round as it is now.
+        kept = book.rounds.filter(function (k) { return k.key === kept.key; })[0] || kept;
         online = true;
         var wait = answer.status === 429 || answer.headers.get("Retry-After");
         if (body.outcome === "error" && wait) {
@@ -851,6 +853,16 @@
     if (status === 502 || status === 504) lostConnection(event);
   });
   window.addEventListener("online", function () { if (book && book.rounds.length) send(); });
+  // Another tab of this phone changed the kept rounds: this one goes on from them, never
+  // writing its older copy over them (both send the same rounds with the same request keys:
+  // the server stores each once).
+  window.addEventListener("storage", function (event) {
+    if (!book || !gameId || event.key !== KEPT + gameId) return;
+    loadBook();
+    dropUnplanned();
+    render();
+    if (book.rounds.length) send();
+  });
 
   // A round being entered or corrected that the plan no longer has (the game finished or was
   // given up elsewhere, another phone played past it): dropped, it cannot be drawn or saved.

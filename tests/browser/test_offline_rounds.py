@@ -600,6 +600,36 @@ def test_offline_the_page_stays_still_while_the_server_is_gone(server, phones):
     expect(live).to_have_text("Tricks left to give out: 0")
 
 
+def test_two_tabs_go_on_from_each_other_s_kept_rounds(server, phones):
+    """Two tabs of the table phone on the same game: a round kept in one is not overwritten
+    by the other's older copy of the kept rounds; it shows there too."""
+    game = game_after_two_rounds(server)
+    first = phones.open("table", service_workers="block")
+    first.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(first, game)
+    second = first.context.new_page()
+    second.goto(f"{server.url}/games/{game.game_id}")
+    first.context.set_offline(True)
+    for page in (first, second):
+        page.locator("#table .trump-form button.suit-hearts").first.click()
+        expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(first, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    expect(panel(second).locator(".waiting-count")).to_have_text("1 round not sent yet")
+    panel(second).locator(".trump-form button.suit-hearts").first.click()  # round 4 begun
+    kept = second.evaluate(
+        "id => JSON.parse(localStorage.getItem('scorekeeper-kept-' + id))", game.game_id
+    )
+    assert [(r["n"], r["bids"]) for r in kept["rounds"]] == [(3, [0, 1, 0, 1])]
+    assert kept["current"]["n"] == 4
+    first.context.set_offline(False)
+    second.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null || "
+        "JSON.parse(localStorage.getItem('scorekeeper-kept-' + id)).rounds.length === 0",
+        arg=game.game_id,
+    )
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+
+
 def test_a_kept_round_the_server_refuses_is_kept_until_the_table_drops_it(server, phones):
     """Another phone abandoned the game while the table was offline: the kept round is
     refused with the reason, kept, and dropped only when the table says so."""
