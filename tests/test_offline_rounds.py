@@ -263,3 +263,16 @@ def test_a_kept_round_refused_before_the_view_is_answered_in_json(csrf_app):
     page = client.post(f"/games/{game_id}/rounds/1/kept", data=data)
     assert page.status_code == 400
     assert page.mimetype == "text/html"
+
+
+def test_a_request_key_stores_only_the_round_of_the_game_it_was_sent_for(ctx, client):
+    game_id, other = new_game(NAMES), new_game(NAMES)
+    stored = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], key="one-key")
+    assert stored.get_json()["outcome"] == "stored"
+    # The same key and values for another game, or another round: not "stored already".
+    for target, number in ((other, 1), (game_id, 2)):
+        answer = kept(client, target, number, [0, 1, 1, 0], [0, 1, 0, 0], key="one-key")
+        assert answer.status_code == 409, (target, number)
+        assert answer.get_json()["outcome"] == "conflict"
+    assert scored_rounds(other) == []
+    assert round_changes(game_id) == 1

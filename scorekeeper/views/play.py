@@ -280,7 +280,11 @@ def kept_round(game_id: int, number: int) -> Response:
         (r for r in game.rounds if r.number == number and r.state == RoundState.SCORED), None
     )
     if (recorded := changes.applied_change(form.request_key.data)) is not None:
-        if resent_with_other_values(form, recorded):
+        # Stored already only if that key saved this very round of this game: a key of
+        # another round or game (or another change) stored nothing here.
+        where = (recorded.game_id, recorded.round_number, recorded.action)
+        elsewhere = where != (game.id, number, ChangeAction.RECORD_ROUND)
+        if elsewhere or resent_with_other_values(form, recorded):
             return kept_answer(game, 409, "conflict", server_round=scored)
         return kept_answer(game, 200, "stored")
     if scored is not None:
