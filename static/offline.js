@@ -176,6 +176,7 @@
     if (!table || !table.dataset.offline) return;
     if (!bookRead) loadBook();
     if (!data || data.game !== parseInt(gameId, 10) || data.plan.unavailable) return;
+    dropUnplanned();
     if (!panel) online = false;  // until the server answers again
     if (!book.current && !book.edit) book.current = startRound(nextNumber(), table);
     saveBook();
