@@ -1,7 +1,7 @@
 """Error pages: one place for 400/403/404/405/409/413/422/500, full page or htmx fragment."""
 
 import sqlalchemy as sa
-from flask import Flask, Response, abort, current_app, render_template, request
+from flask import Flask, Response, abort, current_app, jsonify, render_template, request
 from flask_htmx import make_response as htmx_response
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
@@ -11,9 +11,17 @@ from .extensions import db, htmx
 from .i18n import gettext as _
 
 
-def render_error(status: int, title: str, message: str) -> Response:
+def render_error(status: int, title: str, message: str, *, expired: bool = False) -> Response:
     """The error page; for htmx a fragment swapped into the page's status box (the part the
-    request targeted stays as it was, with what was entered)."""
+    request targeted stays as it was, with what was entered); for a script that asked for
+    JSON (offline.js sending kept rounds) the same words as JSON, ``expired`` when the form
+    token was refused (the script fetches a fresh one and sends again)."""
+    if request.accept_mimetypes.best == "application/json":
+        body = {"outcome": "error", "title": title, "message": message, "expired": expired}
+        response = jsonify(body)
+        response.status_code = status
+        response.vary.add("Accept")
+        return response
     if not htmx:
         body = render_template("errors/error.html", status=status, title=title, message=message)
         return Response(body, status)
@@ -65,6 +73,7 @@ def init_app(app: Flask) -> None:
             400,
             _("Page expired"),
             _("This page was open too long or came from elsewhere. Reload it and try again."),
+            expired=True,
         )
 
     @app.errorhandler(HTTPException)

@@ -1983,7 +1983,9 @@ class OfflinePlan:
         return data
 
 
-def _offline_unavailable(rules: GameRules) -> OfflineUnavailable | None:
+def offline_unavailable(rules: GameRules) -> OfflineUnavailable | None:
+    """Why a game's rounds cannot be kept on the table phone and sent later (``None``: they
+    can): what :func:`offline_plan` says, and what the kept-round write path refuses on."""
     if rules.bid_reveal is not BidReveal.OPEN:
         return OfflineUnavailable.SEALED_BIDS
     cards = rules.jubilee
@@ -2026,7 +2028,7 @@ def offline_plan(rules: GameRules, round_number: int, dealer: int) -> OfflinePla
     from :func:`round_points`. Hidden or secret bids and the Bomb, Cloud and Werewolf need
     the server: the plan then says so and has no rounds.
     """
-    unavailable = _offline_unavailable(rules)
+    unavailable = offline_unavailable(rules)
     if unavailable is not None:
         return OfflinePlan((), (), unavailable=unavailable)
     top = rules.max_hand_size

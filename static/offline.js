@@ -21,8 +21,25 @@
   function read(key) {
     try { return JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { return null; }
   }
+  // Whether it was written (storage full, or turned off).
   function write(key, value) {
-    try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* full or off */ }
+    try { localStorage.setItem(key, JSON.stringify(value)); return true; } catch (e) { return false; }
+  }
+  function forget(key) {
+    try { localStorage.removeItem(key); } catch (e) { /* storage turned off */ }
+  }
+  // Only the plan of the game open here is kept: the others' would fill the storage.
+  function forgetOtherPlans() {
+    try {
+      for (var i = localStorage.length - 1; i >= 0; i--) {
+        var key = localStorage.key(i);
+        if (key && key.indexOf(PLAN) === 0 && key !== PLAN + gameId) localStorage.removeItem(key);
+      }
+    } catch (e) { /* storage turned off */ }
+  }
+  function savePlan() {
+    forgetOtherPlans();
+    write(PLAN + gameId, data);
   }
   function fill(text, values) {
     return String(text).replace(/\{(\w+)\}/g, function (all, name) {
@@ -65,16 +82,24 @@
       return answer.json();
     }).then(function (fresh) {
       data = fresh;
-      write(PLAN + gameId, fresh);
+      savePlan();
       return fresh;
     }).catch(function () { planMissed = true; return data; });
   }
   function loadBook() {
     book = read(KEPT + gameId) || { rounds: [], current: null, edit: null };
   }
+  var storageFull = false;  // the kept rounds could not be written: said in the banner
   function saveBook() {
-    if (!book.rounds.length && !book.current) localStorage.removeItem(KEPT + gameId);
-    else write(KEPT + gameId, book);
+    if (!book.rounds.length && !book.current) { forget(KEPT + gameId); storageFull = false; return; }
+    var kept = write(KEPT + gameId, book);
+    if (!kept) {
+      // Make room (the cached plan is fetched again when it can be) and try once more.
+      forgetOtherPlans();
+      forget(PLAN + gameId);
+      kept = write(KEPT + gameId, book);
+    }
+    storageFull = !kept;
   }
   function planRound(number) {
     var rounds = (data && data.plan.rounds) || [];
@@ -146,11 +171,12 @@
     return isNaN(shown) ? planned : Math.max(shown, planned);
   }
 
-  function goOffline() {
+  function goOffline(bookRead) {
     var table = tableEl();
     if (!table || !table.dataset.offline) return;
-    loadBook();
+    if (!bookRead) loadBook();
     if (!data || data.game !== parseInt(gameId, 10) || data.plan.unavailable) return;
+    dropUnplanned();
     if (!panel) online = false;  // until the server answers again
     if (!book.current && !book.edit) book.current = startRound(nextNumber(), table);
     saveBook();
@@ -158,17 +184,29 @@
     probe();
   }
 
-  var banner = null, body = null;
+  var banner = null, body = null, live = null;
+  var drawn = null;   // what the panel's body was last drawn from: drawn again only on a change
+  var alerts = {};    // the conflict boxes (role=alert) by kept round and what they say
   function show() {
     var table = tableEl();
     if (!table) return;
     if (!panel || !document.body.contains(panel)) {
       // The banner stays while the rest is drawn again: a screen reader hears it when it
       // changes, not at every tap.
-      banner = el("div", { class: "offline-banner", role: "status" }, [el("p"), el("p", { class: "waiting-count" })]);
+      // Live regions go into the page empty and are filled after: a screen reader then
+      // hears what they say (and the same nodes stay across every drawing).
+      banner = el("div", { class: "offline-banner", role: "status" }, [el("p"), el("p", { class: "waiting-count", hidden: true })]);
+      live = el("p", { class: "visually-hidden", "aria-live": "polite" });
       body = el("div");
-      panel = el("section", { id: "offline-table", class: "table-screen offline" }, [banner, body]);
+      panel = el("section", { id: "offline-table", class: "table-screen offline" }, [banner, live, body]);
       table.parentNode.insertBefore(panel, table.nextSibling);
+      drawn = null;
+      alerts = {};
+      table.hidden = true;
+      var box = document.getElementById("net-status");
+      if (box) box.hidden = true;
+      setTimeout(render, 50);
+      return;
     }
     table.hidden = true;
     // The panel's banner says it all: not the "not saved, tap again" box of app.js.
@@ -184,8 +222,16 @@
   }
 
   // --- Drawing the panel. ---
+  // Whatever goes wrong while drawing, the page is never left blank: the server's screen
+  // comes back (the kept rounds stay in storage and are still sent).
   function render() {
     if (!panel) return;
+    try { draw(); } catch (error) {
+      if (window.console) console.error(error);
+      leave();
+    }
+  }
+  function draw() {
     var focusName = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
     var t = data.text;
     var waiting = book.rounds.length;
@@ -193,18 +239,40 @@
     var said = sending ? t.sending : blocked ? t.blocked : online ? t.back : t.offline;
     var count = waiting ? t.waiting[Math.min(waiting, t.waiting.length) - 1] : "";
     if (banner.firstChild.textContent !== said) banner.firstChild.textContent = said;
-    if (banner.lastChild.textContent !== count) banner.lastChild.textContent = count;
-    banner.lastChild.hidden = !waiting;
+    var countLine = banner.querySelector(".waiting-count");
+    if (countLine.textContent !== count) countLine.textContent = count;
+    countLine.hidden = !waiting;
+    var warning = banner.querySelector(".storage-full");
+    if (storageFull && !warning) banner.appendChild(el("p", { class: "field-error storage-full", text: t.storage_full }));
+    if (!storageFull && warning) warning.remove();
+    // A probe that fails again, another tab writing the same: nothing to draw again (focus
+    // and a tap in progress stay where they are).
+    var state = JSON.stringify([book, storageFull, data.totals, data.version]);
+    if (state === drawn && body.firstChild) return;
+    drawn = state;
     body.textContent = "";
     var panelBody = body;
+    var shown = {};
     book.rounds.forEach(function (kept) {
-      if (kept.status === "conflict" || kept.status === "refused") panelBody.appendChild(conflictView(kept));
+      if (kept.status !== "conflict" && kept.status !== "refused") return;
+      var said = JSON.stringify([kept.key, kept.status, kept.server, kept.problems]);
+      shown[said] = alerts[said] || conflictView(kept);
+      panelBody.appendChild(shown[said]);
     });
-    if (book.edit) panelBody.appendChild(editView(book.edit));
-    else if (book.current) panelBody.appendChild(roundView(book.current));
+    alerts = shown;
+    var view = book.edit ? editView(book.edit) : book.current ? roundView(book.current) : null;
+    if (view) panelBody.appendChild(view);
     else if (!data.plan.unavailable && !planRound(nextNumber())) panelBody.appendChild(el("p", { class: "notice", text: t.game_over }));
     panelBody.appendChild(standingsView());
     if (waiting) panelBody.appendChild(keptList());
+    var countdown = body.querySelector(".tricks-form .countdown");
+    var heard = countdown ? countdown.textContent : "";
+    if (live.textContent !== heard) live.textContent = heard;
+    // Focus follows the round as on the server's screen, but is never pulled away from
+    // somewhere else on the page.
+    var active = document.activeElement;
+    var table = tableEl();
+    if (active && active !== document.body && !panel.contains(active) && !(table && table.contains(active))) return;
     var again = focusName && panel.querySelector('[data-focus="' + focusName + '"]');
     var next = again || nextControl();
     if (next && document.activeElement !== next) next.focus({ preventScroll: true });
@@ -243,6 +311,7 @@
 
   function roundView(current) {
     var p = planRound(current.n), t = data.text;
+    if (!p) return null;
     var box = el("div", {}, [head(p, current)]);
     if (!current.trump) box.appendChild(trumpStep(current, p));
     else if (bidderDue(current, p) !== null) box.appendChild(bidStep(current, p));
@@ -369,7 +438,7 @@
     var left = tricksLeft(p, current.tricks);
     var complete = current.tricks.every(function (v, seat) { return v !== null || playOrder(p).indexOf(seat) < 0; });
     form.appendChild(el("div", { class: "save-row sticky-save" }, [
-      el("p", { class: "countdown" + (left < 0 ? " over" : "") + (left === 0 && complete ? " done" : ""), "aria-live": "polite" }, [
+      el("p", { class: "countdown" + (left < 0 ? " over" : "") + (left === 0 && complete ? " done" : "") }, [
         el("span", { text: (left < 0 ? t.over : t.left) + " " }), el("span", { class: "num", text: String(Math.abs(left)) })
       ]),
       el("button", { type: "button", class: "primary", disabled: !(complete && left === 0), text: t.save, on: function () { keepRound(current, p); } })
@@ -388,7 +457,9 @@
 
   // A round saved here: kept with its own request key, the next round starts at once.
   function keepRound(current, p) {
-    var kept = { n: current.n, key: newKey(), trump: current.trump, bids: current.bids.slice(), tricks: current.tricks.slice(), status: "waiting" };
+    // Dealer and hand size go with the round: a re-send after a reload must be the very same
+    // request, whatever round the plan fetched since starts at.
+    var kept = { n: current.n, key: newKey(), dealer: p.dealer, cards: p.cards, trump: current.trump, bids: current.bids.slice(), tricks: current.tricks.slice(), status: "waiting" };
     kept.points = roundPoints(p, kept);
     book.rounds.push(kept);
     book.current = planRound(current.n + 1) ? startRound(current.n + 1, null) : null;
@@ -478,7 +549,8 @@
   function conflictView(kept) {
     var t = data.text, names = data.names, server = kept.server;
     var box = el("section", { class: "conflict", role: "alert" });
-    box.appendChild(el("p", {}, [el("strong", { text: fill(kept.status === "conflict" ? t.conflict : t.refused, { number: kept.n }) })]));
+    var said = kept.status !== "conflict" ? t.refused : server && !server.scored ? t.conflict_open : t.conflict;
+    box.appendChild(el("p", {}, [el("strong", { text: fill(said, { number: kept.n }) })]));
     (kept.problems || []).forEach(function (text) { box.appendChild(el("p", { class: "field-error", text: text })); });
     var cols = [el("th", { scope: "col", text: t.player }), el("th", { scope: "col", class: "num", text: t.ours })];
     if (server) cols.push(el("th", { scope: "col", class: "num", text: t.theirs }));
@@ -512,14 +584,70 @@
     box.appendChild(actions);
     return box;
   }
+  function byKey(kept) {
+    return book.rounds.filter(function (k) { return k.key === kept.key; })[0] || kept;
+  }
   function dropKept(kept) {
-    book.rounds = book.rounds.filter(function (k) { return k !== kept; });
+    kept = byKey(kept);
+    book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
+    if (kept.server && !kept.server.scored && book.rounds.some(function (k) { return k.n > kept.n; })) {
+      // Theirs is a round the server has not finished: it is finished on the server's screen,
+      // and the rounds kept after it are sent once it is (the server takes only the round
+      // being played).
+      book.hold = kept.n;
+      saveBook();
+      refreshTable();
+      return;
+    }
     saveBook();
-    afterChoice();
+    refreshTotals().then(afterChoice);
+  }
+  function refreshTable() {
+    var table = tableEl();
+    htmx.ajax("GET", table.dataset.offline.replace(/\/offline$/, ""), { target: "#table", swap: "outerHTML" }).then(function () {
+      leave();
+      holdNotice();
+    }, function () { render(); probe(); });
+  }
+  // While the server's round comes first: said above its screen, gone once it is saved.
+  function holdNotice() {
+    var table = tableEl(), notice = document.getElementById("offline-hold");
+    if (!book || !book.hold || !table) { if (notice) notice.remove(); return; }
+    if (!notice) {
+      notice = el("p", { id: "offline-hold", class: "notice", role: "status" });
+      table.parentNode.insertBefore(notice, table);
+    }
+    var text = fill(data.text.finish_first, { number: book.hold });
+    if (notice.textContent !== text) notice.textContent = text;
+  }
+  // Held rounds go once the server's screen is past the round it had to finish.
+  function released(table) {
+    if (!book || !book.hold) return false;
+    var shown = parseInt(table.dataset.round, 10);
+    if (table.dataset.offline && shown <= book.hold) return false;
+    book.hold = null;
+    saveBook();
+    holdNotice();
+    return true;
+  }
+  // The totals the kept rounds add to are the server's: a round it stored (ours, or theirs
+  // chosen) leaves the book and counts in them, for the standings and the Canadian lead.
+  function takeServer(body) {
+    if (body.version) data.version = body.version;
+    if (body.totals) {
+      data.totals = body.totals;
+      savePlan();
+    }
+  }
+  function refreshTotals() {
+    return fetch(tableEl().dataset.offline, { credentials: "same-origin", cache: "no-store" }).then(function (answer) {
+      return answer.ok ? answer.json() : null;
+    }).then(function (fresh) { if (fresh) takeServer(fresh); }, function () {});
   }
   // "Keep ours": a round the server has scored is corrected through the correction page (the
   // change history records it); a round still open there gets ours in place of its entries.
   function keepOurs(kept) {
+    kept = byKey(kept);
     var scored = kept.server && kept.server.scored;
     var url = scored ? tableEl().dataset.offline.replace(/offline$/, "rounds/" + kept.n + "/edit") : keptUrl(kept.n);
     var fields = formFields(kept, kept.version);
@@ -527,9 +655,9 @@
     if (!scored) fields.set("replace", "y");
     post(url, fields).then(function (answer) {
       if (answer.ok || answer.redirected) {
-        book.rounds = book.rounds.filter(function (k) { return k !== kept; });
+        book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
         saveBook();
-        afterChoice();
+        refreshTotals().then(afterChoice);
       } else {
         kept.status = "refused";
         kept.problems = [data.text.reload];
@@ -554,11 +682,35 @@
     fields.set("version", String(version || data.version));
     fields.set("request_key", kept.key);
     fields.set("trump", kept.trump || "");
-    var p = planRound(kept.n);
+    var p = kept.dealer === undefined ? planRound(kept.n) : kept;  // rounds kept before dealer/cards were
     if (p) { fields.set("dealer", String(p.dealer)); fields.set("cards", String(p.cards)); }
     kept.bids.forEach(function (bid, seat) { if (bid !== null) fields.set("bid_" + seat, String(bid)); });
     kept.tricks.forEach(function (took, seat) { if (took !== null) fields.set("tricks_" + seat, String(took)); });
     return fields;
+  }
+  // An answer as JSON; an error page (a proxy's, or from before the app spoke JSON to
+  // scripts) as a refusal with its title.
+  function readAnswer(answer) {
+    if ((answer.headers.get("Content-Type") || "").match(/json/)) return answer.json();
+    return answer.text().then(function (page) {
+      var title = /<title>([^<]*)<\/title>/i.exec(page);
+      return { outcome: "error", message: title ? title[1].trim() : "" };
+    });
+  }
+  var tokenRenewed = false;  // once per page: an expired token is renewed, then sent again
+  function renewToken() {
+    return fetch(tableEl().dataset.offline.replace(/\/offline$/, ""), { credentials: "same-origin", cache: "no-store" }).then(function (answer) {
+      if (!answer.ok) throw new Error(String(answer.status));
+      return answer.text();
+    }).then(function (page) {
+      var found = /"X-CSRFToken":\s*"([^"]+)"/.exec(page.replace(/&#34;|&quot;/g, '"'));
+      var holder = document.querySelector("[hx-headers]");
+      if (!found || !holder) throw new Error("no token");
+      var headers = {};
+      try { headers = JSON.parse(holder.getAttribute("hx-headers")) || {}; } catch (e) { headers = {}; }
+      headers["X-CSRFToken"] = found[1];
+      holder.setAttribute("hx-headers", JSON.stringify(headers));
+    });
   }
   function post(url, fields) {
     var control = new AbortController();
@@ -570,7 +722,7 @@
   }
 
   function send() {
-    if (sending || !book) return;
+    if (sending || !book || book.hold) return;
     var kept = book.rounds.filter(function (k) { return k.status === "waiting"; })[0];
     var blocked = book.rounds.some(function (k) { return k.status !== "waiting" && (!kept || k.n < kept.n); });
     if (!kept || blocked) { if (!book.rounds.length) finish(); return; }
@@ -579,15 +731,33 @@
     // The version a kept round was kept on: sent again, it is the very same request.
     if (!kept.version) { kept.version = data.version; saveBook(); }
     post(keptUrl(kept.n), formFields(kept, kept.version)).then(function (answer) {
-      if (answer.status >= 500 || !(answer.headers.get("Content-Type") || "").match(/json/)) {
-        throw new Error(String(answer.status));
-      }
-      return answer.json().then(function (body) {
+      if (answer.status >= 500) throw new Error(String(answer.status));  // a proxy's, or down
+      return readAnswer(answer).then(function (body) {
         sending = false;
+        // The book may have been read again meanwhile (another tab): the round as it is now.
+        kept = book.rounds.filter(function (k) { return k.key === kept.key; })[0] || kept;
         online = true;
+        var wait = answer.status === 429 || answer.headers.get("Retry-After");
+        if (body.outcome === "error" && wait) {
+          // Busy or too many requests: nothing was stored, the same request again later.
+          render();
+          setTimeout(send, 1000 * (parseInt(answer.headers.get("Retry-After"), 10) || 5));
+          return;
+        }
+        if (body.outcome === "error" && body.expired && !tokenRenewed) {
+          // The page's form token expired (a phone left open overnight): a fresh one, once.
+          tokenRenewed = true;
+          renewToken().then(send, function () { probe(); });
+          return;
+        }
+        if (body.outcome === "error") {
+          // Any other refusal (no such game, page expired again, …): the round needs the
+          // table, with the server's words; it is never dropped, nor sent in a loop.
+          body = { outcome: "refused", version: kept.version, problems: [body.message || body.title || String(answer.status)] };
+        }
         if (body.outcome === "stored") {
-          book.rounds = book.rounds.filter(function (k) { return k !== kept; });
-          data.version = body.version;
+          book.rounds = book.rounds.filter(function (k) { return k.key !== kept.key; });
+          takeServer(body);
         } else if (body.outcome === "retry") {
           setTimeout(send, 500);
           return;
@@ -620,7 +790,13 @@
         if (!answer.ok) throw new Error(String(answer.status));
         online = true;
         if (book.rounds.length) send(); else finish();
-      }).catch(function () { clearTimeout(timer); online = false; render(); probe(); });
+      }).catch(function () {
+        clearTimeout(timer);
+        var was = online;
+        online = false;
+        if (was) render();
+        probe();
+      });
     }, PROBE_MS);
   }
 
@@ -678,16 +854,42 @@
     if (status === 502 || status === 504) lostConnection(event);
   });
   window.addEventListener("online", function () { if (book && book.rounds.length) send(); });
+  // Another tab of this phone changed the kept rounds: this one goes on from them, never
+  // writing its older copy over them (both send the same rounds with the same request keys:
+  // the server stores each once).
+  window.addEventListener("storage", function (event) {
+    if (!book || !gameId || event.key !== KEPT + gameId) return;
+    loadBook();
+    dropUnplanned();
+    render();
+    if (book.rounds.length) send();
+  });
+
+  // A round being entered or corrected that the plan no longer has (the game finished or was
+  // given up elsewhere, another phone played past it): dropped, it cannot be drawn or saved.
+  function dropUnplanned() {
+    if (!data || data.game !== parseInt(gameId, 10)) return;
+    var changed = false;
+    if (book.current && !planRound(book.current.n)) { book.current = null; changed = true; }
+    if (book.edit && !planRound(book.edit)) { book.edit = null; book.draft = null; changed = true; }
+    if (changed) saveBook();
+  }
 
   function start() {
     var table = tableEl();
     if (!table || !table.dataset.offline) return;
     loadPlan(table).then(function () {
       loadBook();
-      if (book.rounds.length || book.current) {
-        // Rounds kept before a reload: shown (and sent) at once.
-        goOffline();
+      dropUnplanned();
+      released(table);
+      if (book.hold) {
+        holdNotice();  // the server's round first, on its own screen
+      } else if (book.rounds.length) {
+        // Rounds kept before a reload: sent at once, and shown.
         send();
+        goOffline(true);
+      } else if (book.current) {
+        goOffline(true);
       } else if (planMissed) {
         // Opened from the service worker's copy with the server gone: carry on at once.
         reachable().then(function (up) { if (!up) goOffline(); });
@@ -696,7 +898,10 @@
   }
   document.addEventListener("htmx:afterSettle", function (event) {
     var table = tableEl();
-    if (table && event.target === table && !panel) loadPlan(table);
+    if (!table || event.target !== table || panel) return;
+    if (!book && table.dataset.game) { gameId = table.dataset.game; loadBook(); }
+    var go = released(table);
+    if (table.dataset.offline) loadPlan(table).then(function () { if (go && book.rounds.length) { goOffline(); send(); } });
   });
   start();
 })();

@@ -2,13 +2,17 @@
 the table page fetches, and a kept round sent whole (stored once, checked again, a conflict
 shown, never stored twice or overwritten)."""
 
+import re
+
 import sqlalchemy as sa
+from flask_babel import refresh
 
 from scorekeeper import rules, seat_links
 from scorekeeper.extensions import db
 from scorekeeper.models import Change, ChangeAction, Game, RoundState
+from scorekeeper.views.offline_table import round_shown
 from tests.factories import new_game
-from tests.play_helpers import bid, correction, play_round, trump
+from tests.play_helpers import bid, correction, play_round, trump, version
 
 NAMES = ("Ana", "Ben", "Cleo", "Dev")
 
@@ -47,14 +51,15 @@ def test_the_table_page_names_the_offline_plan_and_the_plan_is_json(ctx, client)
     game_id = new_game(NAMES, plan=rules.RoundPlan(rules.PlanKind.FIRST_N, rounds=5))
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert f'data-offline="/games/{game_id}/offline"' in page
-    assert 'data-offline-tag="1.0.0_0_0_0"' in page
+    assert 'data-offline-tag="1.0.0_0_0_0.' in page
     answer = client.get(f"/games/{game_id}/offline")
     assert answer.status_code == 200
     assert answer.headers["Cache-Control"] == "no-cache"
     data = answer.get_json()
     assert data["names"] == list(NAMES)
     assert data["totals"] == [0, 0, 0, 0]
-    assert data["tag"] == "1.0.0_0_0_0"
+    assert data["tag"].startswith("1.0.0_0_0_0.")
+    assert f'data-offline-tag="{data["tag"]}"' in page
     assert [r["n"] for r in data["plan"]["rounds"]] == [1, 2, 3, 4, 5]
     assert data["plan"]["rounds"][2]["title"] == "Round 3 of 5"
     assert data["plan"]["rounds"][2]["cards_label"] == "3 cards"
@@ -80,6 +85,8 @@ def test_a_kept_round_is_stored_whole_once_however_often_it_is_sent(ctx, client)
         answer = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], key="kept-one")
         assert answer.status_code == 200, answer.get_json()
         assert answer.get_json()["outcome"] == "stored"
+        # The totals the phone's standings (and the Canadian lead) go on from.
+        assert answer.get_json()["totals"] == [20, 30, -10, 20]
     assert scored_rounds(game_id) == [(1, [0, 1, 1, 0], [0, 1, 0, 0])]
     assert round_changes(game_id) == 1
 
@@ -157,3 +164,115 @@ def test_a_kept_round_the_rules_refuse_is_refused_with_the_reason(ctx, client):
     gap = kept(client, game_id, 3, [0, 0, 0, 0], [1, 1, 1, 0], "gap")
     assert gap.status_code == 422
     assert scored_rounds(game_id) == [(1, [0, 1, 1, 0], [0, 1, 0, 0])]
+
+
+def test_no_kept_round_is_taken_where_the_plan_has_none(ctx, client):
+    # Secret bids sealed in round 2: a kept round neither shows them (the conflict's "server"
+    # round) nor replaces them, with or without "keep ours" on the current version.
+    game_id = new_game(("Ann", "Bob", "Cara"), bid_rule="free", bid_reveal="secret")
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    trump(client, game_id, 2)
+    sealed = client.post(
+        f"/games/{game_id}/rounds/2/bids",
+        data={"version": version(game_id), "bid_0": 1, "bid_1": 1, "bid_2": 0},
+    )
+    assert sealed.status_code == 303
+    changes_before = round_changes(game_id)
+    for extra in ({}, {"replace": "y", "version": version(game_id)}):
+        answer = kept(client, game_id, 2, [2, 0, 0], [2, 0, 0], "sealed", **extra)
+        assert answer.status_code == 403
+        body = answer.get_json()
+        assert body["outcome"] == "refused"
+        assert "server" not in body
+        assert "Hidden and secret bids need the server" in body["problems"][0]
+    db.session.expire_all()
+    round_2 = db.session.get(Game, game_id).rounds[1]
+    assert [e.bid for e in sorted(round_2.entries, key=lambda e: e.seat)] == [1, 1, 0]
+    assert round_2.state != RoundState.SCORED
+    assert round_changes(game_id) == changes_before
+    # The players' own phones and the Jubilee cards: refused the same way, nothing stored.
+    own = new_game(NAMES)
+    seat_links.renew(db.session.get(Game, own), [1])
+    answer = kept(client, own, 1, [0, 1, 1, 0], [0, 1, 0, 0], "own")
+    assert answer.status_code == 403
+    assert answer.get_json()["problems"][0].startswith("The players bid on their own phones")
+    assert scored_rounds(own) == []
+
+
+def test_the_server_round_shown_beside_a_kept_one_keeps_sealed_bids_sealed(ctx, client):
+    game_id = new_game(("Ann", "Bob", "Cara"), bid_rule="free", bid_reveal="secret")
+    play_round(client, game_id, 1, 0, [1, 0, 0], [1, 0, 0])
+    trump(client, game_id, 2)
+    client.post(
+        f"/games/{game_id}/rounds/2/bids",
+        data={"version": version(game_id), "bid_0": 1, "bid_1": 1, "bid_2": 0},
+    )
+    db.session.expire_all()
+    game = db.session.get(Game, game_id)
+    assert round_shown(game, game.rounds[1])["bids"] == [None, None, None]
+    assert round_shown(game, game.rounds[0])["bids"] == [1, 0, 0]
+
+
+def test_the_plan_tag_changes_with_the_plan_the_names_and_the_language(ctx, client):
+    # The phone fetches the plan again only when the tag changed: whatever changes the plan
+    # (a custom plan edited mid-game, a rename, the language of its words) changes the tag.
+    game_id = new_game(NAMES, plan=rules.RoundPlan(rules.PlanKind.CUSTOM, custom=(1, 2, 3)))
+
+    def tag() -> str:
+        return client.get(f"/games/{game_id}/offline").get_json()["tag"]
+
+    seen = [tag()]
+    assert client.post(
+        f"/games/{game_id}/plan", data={"version": version(game_id), "later": "5, 7, 9, 4"}
+    ).status_code in (200, 303)
+    assert [
+        r["cards"] for r in client.get(f"/games/{game_id}/offline").get_json()["plan"]["rounds"]
+    ] != [1, 2, 3]
+    seen.append(tag())
+    db.session.expire_all()
+    ana = db.session.get(Game, game_id).seats[0].player_id
+    assert client.post(f"/players/{ana}/rename", data={"name": "Anabel"}).status_code in (200, 303)
+    seen.append(tag())
+    client.post("/language", data={"lang": "de", "next": "/"})
+    refresh()  # the test's app context would keep the language found first
+    seen.append(tag())
+    assert len(set(seen)) == 4
+
+
+def test_a_kept_round_refused_before_the_view_is_answered_in_json(csrf_app):
+    # offline.js asks for JSON: an expired form token says so (the script fetches a fresh one
+    # and sends again) instead of an error page it took for a lost network; other errors
+    # (no such game) carry the words to show beside the kept round.
+    client = csrf_app.test_client()
+    with csrf_app.app_context():
+        game_id = new_game(NAMES)
+    json_only = {"Accept": "application/json"}
+    data = {"version": 1, "request_key": "k", "trump": "suit:hearts"}
+    expired = client.post(f"/games/{game_id}/rounds/1/kept", data=data, headers=json_only)
+    assert expired.status_code == 400
+    assert expired.get_json() == expired.get_json() | {"outcome": "error", "expired": True}
+    assert "Reload it and try again." in expired.get_json()["message"]
+    home = client.get(f"/games/{game_id}").get_data(as_text=True)
+    token = re.search(r'"X-CSRFToken": "([^"]+)"', home).group(1)
+    signed = json_only | {"X-CSRFToken": token}
+    missing = client.post("/games/999999/rounds/1/kept", data=data, headers=signed)
+    assert missing.status_code == 404
+    assert missing.get_json()["outcome"] == "error"
+    assert missing.get_json()["expired"] is False
+    # A browser's form post still gets the page.
+    page = client.post(f"/games/{game_id}/rounds/1/kept", data=data)
+    assert page.status_code == 400
+    assert page.mimetype == "text/html"
+
+
+def test_a_request_key_stores_only_the_round_of_the_game_it_was_sent_for(ctx, client):
+    game_id, other = new_game(NAMES), new_game(NAMES)
+    stored = kept(client, game_id, 1, [0, 1, 1, 0], [0, 1, 0, 0], key="one-key")
+    assert stored.get_json()["outcome"] == "stored"
+    # The same key and values for another game, or another round: not "stored already".
+    for target, number in ((other, 1), (game_id, 2)):
+        answer = kept(client, target, number, [0, 1, 1, 0], [0, 1, 0, 0], key="one-key")
+        assert answer.status_code == 409, (target, number)
+        assert answer.get_json()["outcome"] == "conflict"
+    assert scored_rounds(other) == []
+    assert round_changes(game_id) == 1

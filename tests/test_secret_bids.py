@@ -75,6 +75,8 @@ def instance(tmp_path, name: str, secret_bids: dict[str, int]) -> tuple[Flask, d
 def posts(game: Game, player_id: int) -> list[tuple[str, dict, dict | None]]:
     """Round 2 (2 cards) has its trump and all three secret bids; the tricks are not in."""
     tricks = "rounds/2/tricks"
+    kept = {"trump": "suit:hearts", "request_key": "kept-2", "bid_0": "2", "bid_1": "0"}
+    kept |= {"bid_2": "0", "tricks_0": "2", "tricks_1": "0", "tricks_2": "0"}
     sent = []
     for headers in (None, HX):
         sent += [
@@ -111,6 +113,10 @@ def posts(game: Game, player_id: int) -> list[tuple[str, dict, dict | None]]:
             ("plan", {"later": "x"}, headers),
             ("again", {}, headers),
             (f"/seat/{'0' * 22}/bid", {"round": "2", "bid": "1"}, headers),
+            # A round kept on the table phone: refused, neither shown nor stored over.
+            ("rounds/2/kept", kept, headers),
+            ("rounds/2/kept", kept | {"replace": "y"}, headers),
+            ("rounds/2/kept", kept | {"bid_0": "1", "bid_1": "1", "bid_2": "0"}, headers),
         ]
     sent += [
         ("/language", {"lang": "de", "next": f"/games/{game.id}"}, None),
@@ -143,6 +149,7 @@ def urls(game: Game, player_id: int) -> list[tuple[str, dict]]:
         f"/games/{game.id}",
         f"/games/{game.id}/sheet",
         f"/games/{game.id}/share",
+        f"/games/{game.id}/offline",
         f"/live/{game.live_token}",
         f"/live/{game.live_token}/board",
         "/",

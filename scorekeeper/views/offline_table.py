@@ -8,13 +8,15 @@ and every kept round is checked again by the rules when it is sent.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from flask import Response, jsonify
 
 from .. import gameplay, rules
 from ..i18n import gettext as _
-from ..i18n import ngettext, pgettext
+from ..i18n import locale_name, ngettext, pgettext
 from ..models import Game, GameStatus, Round, RoundState
 from ..queries import seat_links
 from ..records import player_names, rules_of, sheet_of
@@ -25,17 +27,30 @@ OWN_PHONES = "own_phones"
 
 
 def plan_tag(game: Game, sheet: rules.ScoreSheet | None = None) -> str:
-    """What the offline plan depends on besides the rules: the round being played, its
-    dealer and the totals before it. The table screen carries it; the script fetches the
-    plan again only when it changed."""
+    """What the offline plan depends on: the round being played, its dealer and the totals
+    before it, then a digest of the rules (a custom plan changed mid-game), the names, the
+    language its words are in and whether the players bid on their own phones. The table
+    screen carries it; the script fetches the plan again only when it changed."""
     round_ = gameplay.open_round(game)
     if round_ is None or game.status != GameStatus.IN_PROGRESS:
         return "over"
     totals = "_".join(str(total) for total in (sheet or sheet_of(game)).totals)
-    return f"{round_.number}.{round_.dealer}.{totals}"
+    rest = [rules_of(game).to_dict(), list(player_names(game)), locale_name()]
+    rest.append(bool(seat_links(game)))
+    digest = hashlib.blake2s(json.dumps(rest, sort_keys=True).encode(), digest_size=5)
+    return f"{round_.number}.{round_.dealer}.{totals}.{digest.hexdigest()}"
 
 
-def _unavailable_text(reason: str) -> str:
+def unavailable_reason(game: Game) -> str | None:
+    """Why this game's rounds cannot be kept on the phone (the rules' reason, or the players'
+    own phones): the plan then has no rounds, and a kept round sent anyway is refused."""
+    reason = rules.offline_unavailable(rules_of(game))
+    if reason is not None:
+        return str(reason)
+    return OWN_PHONES if seat_links(game) else None
+
+
+def unavailable_text(reason: str) -> str:
     if reason == OWN_PHONES:
         return _(
             "The players bid on their own phones, which needs the server: note the rounds on"
@@ -111,6 +126,14 @@ def _words(game_rules: rules.GameRules, remaining: int) -> dict[str, Any]:
             "Round %(number)s was saved differently on another phone. Which one counts?",
             number="{number}",
         ),
+        "conflict_open": _(
+            "Round %(number)s was started differently on another phone. Which one counts?",
+            number="{number}",
+        ),
+        "finish_first": _(
+            "Finish round %(number)s on this screen: the rounds kept after it are sent then.",
+            number="{number}",
+        ),
         "refused": _("Round %(number)s was not saved:", number="{number}"),
         "ours": _("Kept on this phone"),
         "theirs": _("Saved on the server"),
@@ -119,6 +142,10 @@ def _words(game_rules: rules.GameRules, remaining: int) -> dict[str, Any]:
         "fix": _("Correct ours"),
         "drop": _("Drop ours"),
         "reload": _("The server answered: reload the page to carry on."),
+        "storage_full": _(
+            "This phone's storage is full: the rounds kept here are lost if the page is"
+            " closed. Note them on paper too."
+        ),
     }
 
 
@@ -135,11 +162,11 @@ def offline_data(game: Game) -> dict[str, Any]:
     }
     if round_ is None or game.status != GameStatus.IN_PROGRESS:
         return data | {"plan": {"rounds": []}, "text": _words(game_rules, 1)}
-    plan = rules.offline_plan(game_rules, round_.number, round_.dealer).to_dict()
-    if seat_links(game):
-        plan = {"unavailable": OWN_PHONES}
-    if "unavailable" in plan:
-        plan["text"] = _unavailable_text(plan["unavailable"])
+    reason = unavailable_reason(game)
+    if reason is not None:
+        plan: dict[str, Any] = {"unavailable": reason, "text": unavailable_text(reason)}
+    else:
+        plan = rules.offline_plan(game_rules, round_.number, round_.dealer).to_dict()
     for planned in plan.get("rounds", ()):
         planned |= _round_words(game_rules, planned["n"], planned["cards"])
     return data | {"plan": plan, "text": _words(game_rules, len(plan.get("rounds", ())) or 1)}
@@ -150,10 +177,12 @@ def round_shown(game: Game, round_: Round) -> dict[str, Any]:
     (once scored) points, by seat."""
     scored = round_.state == RoundState.SCORED
     entries = sorted(round_.entries, key=lambda entry: entry.seat)
+    # Bids not revealed yet never leave the server, whatever asks for the round.
+    sealed = rules.bids_are_secret(rules_of(game), scored, round_.state == RoundState.BIDDING)
     shown: dict[str, Any] = {
         "n": round_.number,
         "trump": f"{round_.trump_cause}:{round_.trump or ''}" if round_.trump_cause else None,
-        "bids": [entry.bid for entry in entries],
+        "bids": [None if sealed else entry.bid for entry in entries],
         "tricks": [entry.tricks if scored else None for entry in entries],
         "scored": scored,
     }
@@ -174,6 +203,8 @@ def kept_answer(
     """The answer to a kept round: ``outcome`` is stored, conflict, refused or retry; with the
     game's version (what "keep ours" stands on) and the server's round to show beside."""
     body: dict[str, Any] = {"outcome": outcome, "version": game.version}
+    if outcome == "stored":  # the standings the rounds still kept on the phone add to
+        body["totals"] = list(sheet_of(game).totals)
     if server_round is not None:
         body["server"] = round_shown(game, server_round)
     if problems:

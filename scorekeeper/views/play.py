@@ -28,7 +28,7 @@ from ..queries import (
     reload_game,
 )
 from ..records import rules_of
-from .offline_table import kept_answer, offline_data
+from .offline_table import kept_answer, offline_data, unavailable_reason, unavailable_text
 from .rendering import page_tag, render, render_read_only
 from .table_screen import (
     RESENT,
@@ -264,6 +264,11 @@ def kept_round(game_id: int, number: int) -> Response:
     Answered in JSON for offline.js: stored; a conflict (the round here is another one:
     both are shown, the table chooses); refused (the rules say why); retry (a race)."""
     game = load_game(game_id)
+    if (reason := unavailable_reason(game)) is not None:
+        # Hidden or secret bids, the Jubilee cards, the players' own phones: the plan has no
+        # rounds for the phone to keep, so no kept round is looked at, stored or answered with
+        # the server's round (its bids may be sealed).
+        return kept_answer(game, 403, "refused", problems=[unavailable_text(reason)])
     players = len(game.seats)
     form = forms.kept_round_form(players)
     if not form.validate_on_submit():
@@ -275,7 +280,11 @@ def kept_round(game_id: int, number: int) -> Response:
         (r for r in game.rounds if r.number == number and r.state == RoundState.SCORED), None
     )
     if (recorded := changes.applied_change(form.request_key.data)) is not None:
-        if resent_with_other_values(form, recorded):
+        # Stored already only if that key saved this very round of this game: a key of
+        # another round or game (or another change) stored nothing here.
+        where = (recorded.game_id, recorded.round_number, recorded.action)
+        elsewhere = where != (game.id, number, ChangeAction.RECORD_ROUND)
+        if elsewhere or resent_with_other_values(form, recorded):
             return kept_answer(game, 409, "conflict", server_round=scored)
         return kept_answer(game, 200, "stored")
     if scored is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from tests.browser.phones import Phones
 from tests.evening_play import Played, Table, points
@@ -388,6 +388,10 @@ def test_offline_the_canadian_rule_binds_only_a_last_bidder_alone_in_the_lead(se
     page.context.set_offline(False)
     expect(panel(page).locator(".waiting-count")).to_be_hidden(timeout=10_000)
     assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 2, 1], [0, 1, 1, 1])
+    # Stored, round 3 counts in the server's totals the standings here add to (not dropped
+    # from them while round 4 is entered here).
+    canadian = [([0, 0, 1, 0], [0, 0, 1, 0]), ([0, 0, 2, 0], [0, 0, 2, 0])]
+    expect_standings(panel(page), sheet([*canadian, ([0, 1, 2, 1], [0, 1, 1, 1])]))
     # Round 4 is being entered here: it goes on here, and is sent once saved.
     expect(panel(page).locator(".offline-banner")).to_contain_text(
         "this round is sent once it is saved"
@@ -411,6 +415,218 @@ def test_without_a_service_worker_kept_rounds_are_sent_after_a_reload(server, ph
     page.goto(f"{server.url}/games/{game.game_id}")
     expect(page.locator("#table h1")).to_contain_text("Round 4 of 5", timeout=10_000)
     assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("elsewhere", ["nothing", "round 4"])
+def test_a_round_whose_answer_was_lost_is_stored_once_after_a_reload(server, phones, elsewhere):
+    """Round 3 reached the server but its answer was lost, with round 4 begun here; the page
+    is reloaded. The fresh plan starts at round 4, yet the re-send is the very same request
+    (stored already, not a conflict with our own round). A round 4 the plan no longer has
+    (another phone played it) is dropped: the page is never left blank."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+
+    def answer_lost(route: Route) -> None:
+        route.fetch()  # reaches the server, which stores it
+        route.abort()
+
+    page.context.route("**/rounds/3/kept", answer_lost)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    panel(page).locator(".trump-form button.suit-hearts").first.click()  # round 4 begun
+    page.context.set_offline(False)
+    deadline = time.monotonic() + 15
+    while round_saves(server, game.game_id) != [1, 2, 3] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+    page.close()
+    page.context.unroute("**/rounds/3/kept")
+    if elsewhere == "round 4":  # another phone plays it
+        game.rounds.append(([0, 1, 0, 1], [1, 1, 0, 1]))  # round 3, stored above
+        Table(Visitor(server.url)).play_round(game, [1, 1, 1, 0], [1, 1, 1, 1])
+    page = page.context.new_page()
+    page.goto(f"{server.url}/games/{game.game_id}")
+    page.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null", arg=game.game_id
+    )
+    expect(panel(page)).to_have_count(0, timeout=10_000)
+    table = page.locator("#table")
+    expect(table).to_be_visible()
+    shown = 5 if elsewhere == "round 4" else 4
+    expect(table.locator("h1")).to_contain_text(f"Round {shown} of 5")
+    assert round_saves(server, game.game_id) == list(range(1, shown))
+    assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
+    assert page.evaluate(f"localStorage.getItem('scorekeeper-kept-{game.game_id}')") is None
+
+
+def test_keeping_theirs_of_a_round_not_finished_there_finishes_it_first(server, phones):
+    """Another phone began round 3 otherwise while rounds 3 and 4 were kept here. "Keep
+    theirs" brings back the server's screen to finish round 3 there; round 4 waits for it
+    (the server takes only the round being played) and is sent once it is finished."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    offline_round(page, [(0, 1), (1, 1), (2, 1), (3, 2)], {0: 1, 1: 1, 2: 0})
+    other = Table(Visitor(server.url))
+    other.post(game, "rounds/3/trump", {"trump": "suit:spades"})
+    page.context.set_offline(False)
+    conflict = panel(page).locator(".conflict")
+    expect(conflict).to_contain_text("Round 3 was started differently on another phone")
+    conflict.get_by_role("button", name="Keep theirs").click()
+    expect(panel(page)).to_have_count(0, timeout=10_000)
+    expect(page.locator("#table h1")).to_contain_text("Round 3 of 5")
+    expect(page.locator("#offline-hold")).to_contain_text("Finish round 3 on this screen")
+    # Round 3 finished there (here it would be the same taps on the server's screen).
+    for seat, value in ((3, 0), (0, 1), (1, 0), (2, 1)):
+        other.post(game, "rounds/3/bid", {"seat": seat, "bid": value})
+    other.post(
+        game, "rounds/3/tricks", {"tricks_0": 1, "tricks_1": 0, "tricks_2": 1, "tricks_3": 1}
+    )
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+    page.reload()
+    expect(page.locator("#offline-hold")).to_have_count(0)
+    page.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null", arg=game.game_id
+    )
+    assert round_saves(server, game.game_id) == [1, 2, 3, 4]
+    stored = stored_rounds(server, game.game_id)
+    assert stored[3] == ([1, 0, 1, 0], [1, 0, 1, 1], "suit:spades")
+    assert stored[4][:2] == ([1, 1, 1, 2], [1, 1, 0, 2])
+
+
+def test_an_error_page_or_an_expired_token_is_no_lost_network(server, phones):
+    """An answer that is not the app's JSON (a proxy's 413 page) shows the kept round as
+    needing the table, with the page's title, instead of "No connection" for ever; an expired
+    form token is renewed from the table page and the round sent again, once."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(page, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    page.context.route(
+        "**/rounds/3/kept",
+        lambda route: route.fulfill(
+            status=413, content_type="text/html", body="<title>Too large</title>"
+        ),
+    )
+    page.context.set_offline(False)
+    refused = panel(page).locator(".conflict")
+    expect(refused).to_contain_text("Round 3 was not saved:")
+    expect(refused).to_contain_text("Too large")
+    page.context.unroute("**/rounds/3/kept")
+    page.evaluate(
+        "() => document.querySelector('[hx-headers]')"
+        ".setAttribute('hx-headers', JSON.stringify({'X-CSRFToken': 'expired'}))"
+    )
+    refused.get_by_role("button", name="Correct ours").click()
+    panel(page).locator(".edit-kept").get_by_role("button", name="Save round").click()
+    page.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null", arg=game.game_id
+    )
+    assert round_saves(server, game.game_id) == [1, 2, 3]
+    assert stored_rounds(server, game.game_id)[3][:2] == ([0, 1, 0, 1], [1, 1, 0, 1])
+
+
+FILL_STORAGE = """() => {
+    for (let size = 1 << 20, n = 0; size >= 16; size >>= 2) {
+        const chunk = "x".repeat(size);
+        try { for (;;) localStorage.setItem("filler-" + n++, chunk); } catch (e) { /* full */ }
+    }
+}"""
+
+
+def test_only_the_open_game_s_plan_is_kept_and_a_full_storage_is_said(server, phones):
+    """The cached plans of games opened before are removed; when the kept rounds cannot be
+    written (storage full), the banner says so instead of losing them silently."""
+    earlier = game_after_two_rounds(server)
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{earlier.game_id}")
+    plan_fetched(page, earlier)
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    keys = page.evaluate("() => Object.keys(localStorage)")
+    assert keys == [f"scorekeeper-plan-{game.game_id}"]
+    page.evaluate("id => localStorage.removeItem('scorekeeper-plan-' + id)", game.game_id)
+    page.evaluate(FILL_STORAGE)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    panel(page).locator(".trump-form button.suit-hearts").first.click()
+    expect(panel(page).locator(".offline-banner")).to_contain_text("This phone's storage is full")
+
+
+def test_offline_the_page_stays_still_while_the_server_is_gone(server, phones):
+    """A failing probe (every 2 s) draws nothing again: the controls stay the same nodes, the
+    focus stays where the player put it; the countdown is said by one live region kept
+    across drawings, not by a node made anew at each tap."""
+    game = game_after_two_rounds(server)
+    page = phones.open("table", service_workers="block")
+    page.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(page, game)
+    page.context.set_offline(True)
+    page.locator("#table .trump-form button.suit-hearts").first.click()
+    expect(panel(page)).to_be_visible(timeout=15_000)
+    expect(panel(page).locator(".trump-form")).to_be_visible()
+    elsewhere = page.locator("a:visible").first
+    elsewhere.focus()
+    page.evaluate("() => { window.drawn = document.querySelector('#offline-table .trump-form'); }")
+    page.wait_for_timeout(4500)  # two probes failed meanwhile
+    assert page.evaluate(
+        "() => document.querySelector('#offline-table .trump-form') === window.drawn"
+    )
+    expect(elsewhere).to_be_focused()
+    panel(page).locator(".trump-form button.suit-hearts").first.click()
+    for value in (1, 0, 1, 0):
+        tap_bid(page, value)
+    tap_tricks(page, {3: 1})
+    live = panel(page).locator("> p[aria-live=polite]")
+    expect(live).to_have_text("Tricks left to give out: 2")
+    expect(panel(page).locator(".countdown[aria-live]")).to_have_count(0)
+    tap_tricks(page, {0: 1, 1: 1})  # Cleo's 0 filled in
+    expect(live).to_have_text("Tricks left to give out: 0")
+
+
+def test_two_tabs_go_on_from_each_other_s_kept_rounds(server, phones):
+    """Two tabs of the table phone on the same game: a round kept in one is not overwritten
+    by the other's older copy of the kept rounds; it shows there too."""
+    game = game_after_two_rounds(server)
+    first = phones.open("table", service_workers="block")
+    first.goto(f"{server.url}/games/{game.game_id}")
+    plan_fetched(first, game)
+    second = first.context.new_page()
+    second.goto(f"{server.url}/games/{game.game_id}")
+    first.context.set_offline(True)
+    for page in (first, second):
+        page.locator("#table .trump-form button.suit-hearts").first.click()
+        expect(panel(page)).to_be_visible(timeout=15_000)
+    offline_round(first, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    expect(panel(second).locator(".waiting-count")).to_have_text("1 round not sent yet")
+    panel(second).locator(".trump-form button.suit-hearts").first.click()  # round 4 begun
+    kept = second.evaluate(
+        "id => JSON.parse(localStorage.getItem('scorekeeper-kept-' + id))", game.game_id
+    )
+    assert [(r["n"], r["bids"]) for r in kept["rounds"]] == [(3, [0, 1, 0, 1])]
+    assert kept["current"]["n"] == 4
+    first.context.set_offline(False)
+    second.wait_for_function(
+        "id => localStorage.getItem('scorekeeper-kept-' + id) === null || "
+        "JSON.parse(localStorage.getItem('scorekeeper-kept-' + id)).rounds.length === 0",
+        arg=game.game_id,
+    )
     assert round_saves(server, game.game_id) == [1, 2, 3]
 
 
