@@ -14,7 +14,7 @@ from ..queries import live_version, live_version_outside, load_game, read_game, 
 from .addresses import ANNOUNCED_FILE, public_url, remember_announced
 from .addresses import qr_svg as _qr
 from .rendering import read_only, render, viewer_tag
-from .table_screen import table_context
+from .table_screen import board_context
 
 bp = Blueprint("live", __name__)
 
@@ -45,7 +45,7 @@ def _conditional(token: str, part: str) -> tuple[int, str] | Response:
 
 
 def live_context(game: Game) -> dict[str, Any]:
-    return table_context(game) | {
+    return board_context(game) | {
         "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
         "board_url": url_for("live.board", token=game.live_token),
         # As the header sends it (quoted): the page skips swapping an unchanged board.

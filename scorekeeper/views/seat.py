@@ -28,14 +28,21 @@ from flask import (
 from .. import changes, gameplay, rules, seat_links
 from ..extensions import htmx
 from ..forms import table as forms
+from ..forms.base import new_request_key
 from ..i18n import gettext as _
 from ..models import ChangeAction, Game
 from ..queries import load_game, read_game, reload_game, seat_version
 from ..queries import seat_links as links_by_seat
 from ..records import rules_of
 from .rendering import viewer_tag
-from .table_screen import RESENT, STALE, resent_with_other_values, sealed_basis, store
-from .table_screen import table_context as round_context
+from .table_screen import (
+    RESENT,
+    STALE,
+    board_context,
+    resent_with_other_values,
+    sealed_basis,
+    store,
+)
 
 bp = Blueprint("seat", __name__)
 
@@ -53,10 +60,17 @@ def _link(token: str) -> tuple[int, int, int]:
     return found.id, found.position, found.version
 
 
-def seat_context(game: Game, seat: int, token: str, **extra: Any) -> dict[str, Any]:
+def seat_context(
+    game: Game,
+    seat: int,
+    token: str,
+    *,
+    errors: dict[str, list[str]] | None = None,
+    notice: str | None = None,
+) -> dict[str, Any]:
     """What a player's phone shows: the round as the table sees it, their own bid, and the
     bid pad when they may bid now (with the forbidden bid the table would strike)."""
-    context = round_context(game, **extra)
+    context = board_context(game, errors=errors, notice=notice)
     round_ = context["round"]
     own_bid = None
     can_bid = False
@@ -77,6 +91,7 @@ def seat_context(game: Game, seat: int, token: str, **extra: Any) -> dict[str, A
         "can_bid": can_bid,
         "waiting": waiting,
         "token": token,
+        "request_key": new_request_key,
         "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
         "pad_url": url_for("seat.pad", token=token),
         "pad_etag": f'W/"{_etag(game.id, seat, game.version)}"',

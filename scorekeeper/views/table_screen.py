@@ -49,17 +49,14 @@ def sheet_context(game: Game) -> dict[str, Any]:
     }
 
 
-def table_context(
+def board_context(
     game: Game,
     *,
     errors: dict[str, list[str]] | None = None,
     notice: str | None = None,
-    choices: Choices | None = None,
-    changing_seat: int | None = None,
 ) -> dict[str, Any]:
-    """Everything the round screen shows. ``choices`` are the inputs shown as chosen (a
-    refused entry comes back as it was posted); ``changing_seat``: the player whose bid was
-    tapped to change it (the bid pad for them instead of the step)."""
+    """What every round screen shows (the table phone, the live view, a player's own phone):
+    the round's head, the bids made so far, the bid the rules forbid next and the standings."""
     game_rules = rules_of(game)
     names = player_names(game)
     sheet = sheet_of(game)
@@ -68,7 +65,6 @@ def table_context(
     in_progress = game.status == GameStatus.IN_PROGRESS
     context: dict[str, Any] = {
         "game": game,
-        "table_etag": f'W/"{table_etag(game.id, game.version)}"',
         "rules": game_rules,
         "names": names,
         "sheet": sheet,
@@ -78,20 +74,9 @@ def table_context(
         "step": step,
         "playing": step in gameplay.PLAYING_STEPS,
         "in_progress": in_progress,
-        "plan_editable": in_progress and game_rules.plan_editable,
         "errors": errors or {},
         "notice": notice,
-        "choices": choices or {},
-        "request_key": new_request_key,
-        "undo_change": changes.undoable(game),
-        "undone": history.undone_notice(game, names),
-        "flags": rules.flagged_rounds(game_rules, round_records(game), sheet),
         "winner_names": [names[seat] for seat in sheet.winners],
-        "dealer_can_change": False,
-        "changing_seat": None,
-        "changeable": {},
-        "flagged_bids": (),
-        "offline_tag": plan_tag(game, sheet),
     }
     if round_ is None or step == gameplay.Step.CLOSED:
         return context
@@ -101,33 +86,69 @@ def table_context(
     )
     # Bids not revealed yet are not even handed to the templates: who has bid, never what.
     bids = {seat: None for seat in stored_bids} if secret else stored_bids
+    return context | {
+        "bids": bids,
+        "secret": secret,
+        "has_bid": {seat: bid is not None for seat, bid in stored_bids.items()},
+        "bid_order": rules.bid_order(game_rules, round_.dealer),
+        "first_lead": rules.first_lead(round_.dealer, game_rules.players),
+        "trump_in_force": rules.trump_in_force(
+            round_.trump, round_.werewolf_played, round_.werewolf_trump
+        ),
+        "next_bidder": gameplay.next_bidder(game_rules, round_),
+        "forbidden": rules.forbidden_bid(
+            game_rules, round_.number, round_.hand_size, round_.dealer, bids, sheet.totals
+        ),
+        "bid_total": sum(b for b in bids.values() if b is not None),
+    }
+
+
+def table_context(
+    game: Game,
+    *,
+    errors: dict[str, list[str]] | None = None,
+    notice: str | None = None,
+    choices: Choices | None = None,
+    changing_seat: int | None = None,
+) -> dict[str, Any]:
+    """Everything the table phone's round screen shows: the board, and the controls to enter,
+    change and undo. ``choices`` are the inputs shown as chosen (a refused entry comes back as
+    it was posted); ``changing_seat``: the player whose bid was tapped to change it (the bid
+    pad for them instead of the step)."""
+    context = board_context(game, errors=errors, notice=notice)
+    game_rules, names, sheet = context["rules"], context["names"], context["sheet"]
+    round_, step = context["round"], context["step"]
+    context |= {
+        "table_etag": f'W/"{table_etag(game.id, game.version)}"',
+        "plan_editable": context["in_progress"] and game_rules.plan_editable,
+        "choices": choices or {},
+        "request_key": new_request_key,
+        "undo_change": changes.undoable(game),
+        "undone": history.undone_notice(game, names),
+        "flags": rules.flagged_rounds(game_rules, round_records(game), sheet),
+        "dealer_can_change": False,
+        "changing_seat": None,
+        "changeable": {},
+        "flagged_bids": (),
+        "offline_tag": plan_tag(game, sheet),
+    }
+    if round_ is None or step == gameplay.Step.CLOSED:
+        return context
+    bids = context["bids"]
     if step == gameplay.Step.TRICKS and not choices:
         context["choices"] = saved_choices(changes.undone_outcome(game, round_))
     prefill = chosen_numbers(context["choices"], "tricks", game_rules.players)
     bomb_chosen = bool(context["choices"].get("bomb"))
     context |= {
-        "bids": bids,
-        "bid_order": rules.bid_order(game_rules, round_.dealer),
         "play_order": rules.play_order(round_.dealer, game_rules.players),
-        "first_lead": rules.first_lead(round_.dealer, game_rules.players),
         "trump_choice": rules.trump_choice(game_rules, round_.number, round_.hand_size),
-        "trump_in_force": rules.trump_in_force(
-            round_.trump, round_.werewolf_played, round_.werewolf_trump
-        ),
         "werewolf_trumps": rules.WEREWOLF_TRUMPS,
-        "next_bidder": gameplay.next_bidder(game_rules, round_),
         "take_back_seat": rules.last_bidder_so_far(game_rules, round_.dealer, bids),
-        "forbidden": rules.forbidden_bid(
-            game_rules, round_.number, round_.hand_size, round_.dealer, bids, sheet.totals
-        ),
-        "bid_total": sum(b for b in bids.values() if b is not None),
         "required_tricks": rules.required_trick_total(round_.hand_size, False),
         "required_tricks_bomb": rules.required_trick_total(round_.hand_size, True),
         "prefill": prefill,
         "remaining": rules.remaining_tricks(round_.hand_size, prefill, bomb_chosen),
         "all_made_possible": rules.everyone_made_bid_possible(round_.hand_size, bids, False),
-        "secret": secret,
-        "has_bid": {seat: bid is not None for seat, bid in stored_bids.items()},
         "dealer_can_change": gameplay.dealer_can_change(game_rules, round_),
         # Each bid made that a tap may change, and the bids a change made forbidden.
         "changeable": {seat: gameplay.bid_can_change(game, round_, seat) for seat in bids},
