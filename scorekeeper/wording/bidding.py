@@ -5,12 +5,7 @@ from __future__ import annotations
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..reports import bidding
-from .formats import percent as share
-
-
-def percent(value: float | None) -> str:
-    """A share as the language writes a percentage ("41 %"), or a dash when there is none."""
-    return "–" if value is None else share(value)
+from .formats import percent
 
 
 def place_label(place: bidding.PositionTally) -> str:

@@ -92,10 +92,12 @@ def one_decimal(value: float) -> str:
     return numbers.format_decimal(value, format=_ONE_DECIMAL, locale=_locale(locale_name()))
 
 
-def percent(value: float) -> str:
+def percent(value: float | None) -> str:
     """A share as the language writes a percentage ("41 %"), as Flask-Babel's
     ``format_percent`` writes it (the same shares come back on every page: each is written
-    once per language)."""
+    once per language); a dash when there is none (no game, no bid to count)."""
+    if value is None:
+        return "–"
     # By the number as written: Babel reads it so, and -0.0 (== 0.0) is written "-0%".
     return _percent(str(value), locale_name())
 
