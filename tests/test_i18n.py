@@ -11,11 +11,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from babel.lists import format_list
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask
 from flask_babel import format_date, format_decimal, format_percent
+from markupsafe import Markup, escape
 
 from scorekeeper import create_app, i18n, rules
 from scorekeeper.extensions import babel, db
@@ -487,6 +489,26 @@ def test_the_quick_number_and_day_formats_write_what_flask_babel_writes(app, lan
             for moment in moments:
                 for width in ("short", "medium"):
                     assert formats.day(moment, width) == format_date(moment, width), moment
+
+
+@pytest.mark.parametrize("language", list(i18n.LANGUAGES))
+def test_lists_of_names_are_joined_as_babel_joins_them(app, language):
+    """names_list and markup_list (a list of names on every row of the games list) write
+    what Babel's format_list writes in every language, for one to six names, whatever the
+    names hold: braces, ampersands, digits, markup (escaped unless it is Markup)."""
+    names = ["Ann", "{0}", "B&B", "1", "<i>Cy</i>", "Zoë {1} Ø"]
+    cookies = f"{i18n.LANGUAGE_COOKIE}={language}"
+    with app.test_request_context(headers={"Cookie": cookies}):
+        locale = i18n.locale_name()
+        for count in range(1, 7):
+            for chosen in (names[:count], names[-count:], list(reversed(names))[:count]):
+                assert formats.names_list(chosen) == format_list(chosen, locale=locale)
+                escaped = [str(escape(name)) for name in chosen]
+                assert formats.markup_list(chosen) == format_list(escaped, locale=locale)
+                pieces = [Markup("<b>%s</b>") % name for name in chosen]
+                assert formats.markup_list(pieces) == format_list(pieces, locale=locale)
+        assert formats.names_list([]) == ""
+        assert formats.markup_list([]) == ""
 
 
 def test_wtforms_own_words_follow_each_visitor_s_language(client):
