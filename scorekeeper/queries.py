@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from flask import abort
@@ -546,16 +546,42 @@ def last_started_rules() -> dict[str, Any] | None:
     )
 
 
-def roster_by_games_played() -> list[Player]:
-    """The roster, most frequent players first, so a regular table is a few taps away."""
-    games_played = sa.func.count(Seat.id)
-    query = (
-        sa.select(Player)
-        .outerjoin(Seat, Seat.player_id == Player.id)
-        .group_by(Player.id)
-        .order_by(games_played.desc(), Player.name_key)
+# How far back setup's roster counts who plays: the club's regulars of now come first, and
+# the count costs the same after ten games or twenty thousand (counting every seat ever taken
+# grew with the history: 1.2 ms of SQLite at 2,000 games, a fifth of the setup page).
+ROSTER_RECENT_GAMES = 100
+
+
+class RosterName(NamedTuple):
+    """A roster player as setup offers them: the name and its matching key."""
+
+    name: str
+    name_key: str
+
+
+def roster_by_games_played() -> list[RosterName]:
+    """The roster, the players of the last :data:`ROSTER_RECENT_GAMES` games first (the most
+    frequent first), then everyone else, each in name order: a regular table is a few taps
+    away. Names only, read with Core (loading every player as an ORM object was most of the
+    query's time)."""
+    recent = (
+        sa.select(Game.id)
+        .order_by(Game.created_at.desc(), Game.id.desc())
+        .limit(ROSTER_RECENT_GAMES)
+        .scalar_subquery()
     )
-    return list(db.session.scalars(query))
+    played = (
+        sa.select(Seat.player_id, sa.func.count().label("games"))
+        .where(Seat.game_id.in_(recent))
+        .group_by(Seat.player_id)
+        .subquery()
+    )
+    query = (
+        sa.select(Player.name, Player.name_key)
+        .outerjoin(played, played.c.player_id == Player.id)
+        .order_by(sa.func.coalesce(played.c.games, 0).desc(), Player.name_key)
+    )
+    return [RosterName(*row) for row in db.session.execute(query)]
 
 
 def roster_with_finished_games() -> list[tuple[Player, int]]:

@@ -6,6 +6,7 @@ from html import unescape
 import pytest
 import sqlalchemy as sa
 
+from scorekeeper import queries
 from scorekeeper.extensions import db
 from scorekeeper.forms import setup as forms
 from scorekeeper.models import Game, Player, Seat
@@ -172,6 +173,23 @@ def test_roster_lists_frequent_players_first(client, app):
     page = text(client.get(URL))
     order = re.findall(r'value="add:([^"]+)"', page)
     assert order.index("Zed") < order.index("Ann")
+
+
+def test_roster_puts_the_regulars_of_the_latest_games_first(client, app, monkeypatch):
+    """Setup counts the games of the latest few only (a fixed cost however long the club's
+    history): a player of many old games comes after this season's table, before the rest
+    in name order."""
+    monkeypatch.setattr(queries, "ROSTER_RECENT_GAMES", 2)
+    add_roster(app, "Abe", "Zoe")
+    for _ in range(3):
+        post(client, action="start", seats=["Olga", "Pia", "Quin"])
+    post(client, action="start", seats=["Zed", "Bob", "Cat"])
+    post(client, action="start", seats=["Zed", "Bob", "Dan"])
+    order = re.findall(r'value="add:([^"]+)"', text(client.get(URL)))
+    assert order == ["Bob", "Zed", "Cat", "Dan", "Abe", "Olga", "Pia", "Quin", "Zoe"]
+    monkeypatch.setattr(queries, "ROSTER_RECENT_GAMES", 100)
+    order = re.findall(r'value="add:([^"]+)"', text(client.get(URL)))
+    assert order[:3] == ["Olga", "Pia", "Quin"]
 
 
 def test_name_matching_a_roster_name_ignoring_case_and_spaces_is_that_player(client, app, as_htmx):

@@ -15,8 +15,8 @@ from ..extensions import htmx
 from ..forms import setup as forms
 from ..forms.base import new_request_key, whole_number
 from ..i18n import gettext as _
-from ..models import Player, name_key
-from ..queries import last_started_rules, roster_by_games_played
+from ..models import name_key
+from ..queries import RosterName, last_started_rules, roster_by_games_played
 from .rendering import render
 
 bp = Blueprint("setup", __name__)
@@ -24,12 +24,12 @@ bp = Blueprint("setup", __name__)
 SEAT_MOVES = {"up": -1, "down": 1}
 
 
-def render_form(form: forms.NewGameForm, roster: list[Player], status: int = 200) -> Response:
+def render_form(form: forms.NewGameForm, roster: list[RosterName], status: int = 200) -> Response:
     """The setup form: the fragment for htmx, else the full page (which includes it)."""
     return render("setup/new.html", "setup/_form.html", status, **form_context(form, roster))
 
 
-def form_context(form: forms.NewGameForm, roster: list[Player]) -> dict[str, Any]:
+def form_context(form: forms.NewGameForm, roster: list[RosterName]) -> dict[str, Any]:
     seated = set(map(name_key, form.seats.data))
     return {
         "form": form,
@@ -45,7 +45,7 @@ def form_context(form: forms.NewGameForm, roster: list[Player]) -> dict[str, Any
     }
 
 
-def seat_action(form: forms.NewGameForm, action: str, roster: list[Player]) -> bool:
+def seat_action(form: forms.NewGameForm, action: str, roster: list[RosterName]) -> bool:
     """Apply one seat control ("add", "add:<name>", "up:2", "down:0", "remove:3").
 
     Returns False when the control was refused (the reason is in the form).
@@ -67,7 +67,7 @@ def seat_action(form: forms.NewGameForm, action: str, roster: list[Player]) -> b
     return True
 
 
-def start_game(form: forms.NewGameForm, roster: list[Player]) -> Response:
+def start_game(form: forms.NewGameForm, roster: list[RosterName]) -> Response:
     """Check everything and create the game; on any problem the form comes back (422)."""
     # A name typed but not yet added joins the table rather than being lost.
     if form.new_name.data.strip() and not seat_action(form, "add", roster):
