@@ -30,6 +30,7 @@ from .models import (
     Game,
     GameStatus,
     Player,
+    PlayerFigures,
     Round,
     Seat,
     SeatLink,
@@ -585,17 +586,12 @@ def roster_by_games_played() -> list[RosterName]:
 
 
 def roster_with_finished_games() -> list[tuple[Player, int]]:
-    """Every player with the number of finished games they played, in name order."""
-    finished = (
-        sa.select(Seat.player_id, sa.func.count(Seat.id).label("games"))
-        .join(Game)
-        .where(Game.status == GameStatus.FINISHED)
-        .group_by(Seat.player_id)
-        .subquery()
-    )
+    """Every player with the number of finished games they played, in name order: read from
+    each player's stored all-time figures (counting every seat of every finished game grew
+    with the club's history)."""
     rows = db.session.execute(
-        sa.select(Player, sa.func.coalesce(finished.c.games, 0))
-        .outerjoin(finished, finished.c.player_id == Player.id)
+        sa.select(Player, sa.func.coalesce(PlayerFigures.games, 0))
+        .outerjoin(PlayerFigures, PlayerFigures.player_id == Player.id)
         .order_by(Player.name_key)
     )
     return [(player, games) for player, games in rows]

@@ -9,7 +9,15 @@ import sqlalchemy as sa
 
 from scorekeeper import create_app, exchange, figures, queries, ratings, results, roster, rules
 from scorekeeper.extensions import db
-from scorekeeper.models import DerivedJob, Game, Player, PlayerFigures, SeatResult
+from scorekeeper.models import (
+    DerivedJob,
+    Game,
+    GameStatus,
+    Player,
+    PlayerFigures,
+    Seat,
+    SeatResult,
+)
 from scorekeeper.reports import bidding
 from tests.conftest import make_config
 from tests.factories import make_game, new_game, random_rounds
@@ -237,6 +245,17 @@ def stored_figures_are_current() -> None:
             continue
         seats = figures.bidding_seats(session, player_id, [])
         assert figures.read(session, player_id) == (live, bidding.add_up(seats)), player_id
+    # The players list reads each player's count of finished games from these figures.
+    finished = dict(
+        session.execute(
+            sa.select(Seat.player_id, sa.func.count())
+            .join(Game, Game.id == Seat.game_id)
+            .where(Game.status == GameStatus.FINISHED)
+            .group_by(Seat.player_id)
+        ).all()
+    )
+    for player, games in queries.roster_with_finished_games():
+        assert games == finished.get(player.id, 0), player.name
 
 
 def test_every_write_stores_the_players_all_time_figures_with_the_results(client, ctx):
