@@ -610,10 +610,15 @@ def test_two_tabs_go_on_from_each_other_s_kept_rounds(server, phones):
     second = first.context.new_page()
     second.goto(f"{server.url}/games/{game.game_id}")
     first.context.set_offline(True)
+    # The tab being tapped is brought to the front, as a hand does: a tab behind another has
+    # its frames held back, and each tap waited seconds for one.
     for page in (first, second):
+        page.bring_to_front()
         page.locator("#table .trump-form button.suit-hearts").first.click()
         expect(panel(page)).to_be_visible(timeout=15_000)
+    first.bring_to_front()
     offline_round(first, [(3, 1), (0, 0), (1, 1), (2, 0)], {3: 1, 0: 1, 1: 1})
+    second.bring_to_front()
     expect(panel(second).locator(".waiting-count")).to_have_text("1 round not sent yet")
     panel(second).locator(".trump-form button.suit-hearts").first.click()  # round 4 begun
     kept = second.evaluate(
