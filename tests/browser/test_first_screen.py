@@ -6,6 +6,7 @@ fixed in two taps, and every page state fits 320 px in every language."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from scorekeeper import rules
@@ -126,20 +127,21 @@ def test_every_step_fits_the_first_screen_in_every_language(browser, live_server
     assert not problems, "\n".join(problems)
 
 
-def test_every_page_state_fits_320_px_in_every_language(browser, live_server):
+# One test per language: each is a few seconds, and the parallel workers share them out.
+@pytest.mark.parametrize("language", LANGUAGES[1:])
+def test_every_page_state_fits_320_px_in_every_language(browser, live_server, language):
     states = build_page_states(live_server)
     problems = []
-    for language in LANGUAGES[1:]:
-        context = new_context(browser, locale=language)
-        page = context.new_page()
-        page.set_viewport_size({"width": 320, "height": 568})
-        try:
-            for state in states:
-                open_state(page, live_server.url, state)
-                if (extra := sideways(page)) > 0:
-                    problems.append(f"{language} {state.name}: scrolls sideways by {extra} px")
-        finally:
-            context.close()
+    context = new_context(browser, locale=language)
+    page = context.new_page()
+    page.set_viewport_size({"width": 320, "height": 568})
+    try:
+        for state in states:
+            open_state(page, live_server.url, state)
+            if (extra := sideways(page)) > 0:
+                problems.append(f"{language} {state.name}: scrolls sideways by {extra} px")
+    finally:
+        context.close()
     assert not problems, "\n".join(problems)
 
 
