@@ -38,9 +38,9 @@ pytestmark = pytest.mark.real_server
 NAMES = ("Ann", "Bob", "Cy")
 GAMES, ROUNDS_EACH = 6, 2  # 12 saved rounds; every second one ends a game
 READERS = 12
-PAGES = ("games list", "game page", "player page", "ladder")
+PAGES = ("games list", "game page", "player page", "players list", "ladder")
 # Each reader reads two of the pages after a round, the next reader the next two: every page
-# by six readers at once, on every host; 12 rounds × 12 readers × 2 = 288 reads.
+# by four or five readers at once, on every host; 12 rounds × 12 readers × 2 = 288 reads.
 PAGES_EACH = 2
 
 
@@ -68,6 +68,7 @@ class Evening:
             "games list": "/history/",
             "game page": f"/games/{current.game_id}",
             "player page": f"/players/{self.player_ids['Ann']}",
+            "players list": "/players/",
             "ladder": "/ladder/",
         }
 
@@ -79,6 +80,7 @@ class Evening:
             "games list": self._games_list,
             "game page": self._game_page,
             "player page": self._player_page,
+            "players list": self._players_list,
             "ladder": self._ladder,
         }[page]
         return check(body)
@@ -135,6 +137,16 @@ class Evening:
         expected = (len(finished), sum(game.leaders() == ["Ann"] for game in finished))
         seen = (int(games.group(1)), int(wins.group(1))) if games and wins else None
         return None if seen == expected else f"(games, wins) {seen}, not {expected}"
+
+    def _players_list(self, body: str) -> str | None:
+        """Every player with the finished games they played (read from their stored figures)."""
+        text = words(body)
+        for name in NAMES:
+            count = sum(name in game.names for game in self.finished)
+            wanted = f"{name} {count} finished game" + ("s" if count != 1 else "")
+            if wanted not in text:
+                return f"not {wanted!r}"
+        return None
 
     def _ladder(self, body: str) -> str | None:
         """The ladder with every finished game — or, while the ladder is being brought up to
@@ -233,8 +245,9 @@ def read_everything(
 
 def play_an_evening_under_readers(servers: list[RealServer]) -> None:
     """Six 2-round games of three; after each of the 12 saved rounds, 12 readers at once
-    on every worker (and every host) read the games list, the game page, a player page and
-    the ladder (each page six times): all must show the state just saved."""
+    on every worker (and every host) read the games list, the game page, a player page, the
+    players list and the ladder (each page four or five times): all must show the state
+    just saved."""
     urls = [server.url for server in servers]
     table = Table(Visitor(urls[0]))
     evening = Evening()
