@@ -4,7 +4,7 @@ it meets kept for the failure message."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from tests.browser.conftest import new_context
 
@@ -59,3 +59,11 @@ def add_player(page: Page, phones: Phones, name: str) -> None:
         " || !document.getElementById('net-status').hidden"
     )
     no_problem_shown(page, phones)
+
+
+def tap_and_wait(table: Page, control: Locator) -> None:
+    """Tap a control of the table screen and wait for its answer to be swapped in (the next
+    tap must not land on the screen it replaces)."""
+    version = table.locator("#table").get_attribute("data-version")
+    control.click()
+    expect(table.locator("#table")).not_to_have_attribute("data-version", version)

@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 from playwright.sync_api import Browser, Locator, Page, Route, expect
 
-from tests.browser.phones import Phones
+from tests.browser.phones import Phones, tap_and_wait
 from tests.evening_play import Played, Table, points
 from tests.real_server import RealServer, Visitor, served
 
@@ -338,9 +338,10 @@ def test_a_reload_offline_opens_the_kept_page_at_the_round_being_played(server, 
     page = phones.open("table")
     open_table(page, server, game)
     table = page.locator("#table")
-    table.locator(".trump-form button.suit-hearts").first.click()
+    tap_and_wait(page, table.locator(".trump-form button.suit-hearts").first)
     for value in (1, 0, 1, 0):
-        table.locator(".bid-buttons").get_by_role("button", name=str(value), exact=True).click()
+        bid = table.locator(".bid-buttons").get_by_role("button", name=str(value), exact=True)
+        tap_and_wait(page, bid)
     for seat, value in ((3, 1), (0, 1), (1, 1)):
         table.locator(f'label.chip:has(input[name="tricks_{seat}"][value="{value}"])').click()
     table.get_by_role("button", name="Save round").last.click()

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from scorekeeper import gameplay, rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, RoundState
+from tests.browser.phones import tap_and_wait
 
 NARROW = {"width": 320, "height": 720}
 
@@ -25,14 +26,6 @@ def seat_links(table: Page, url: str, game_id: int) -> dict[str, str]:
         name = item.locator("h3").inner_text()
         found[name] = item.locator("figcaption a").get_attribute("href")
     return found
-
-
-def tap_and_wait(table: Page, control) -> None:
-    """Tap a control of the table screen and wait for its answer to be swapped in (the next
-    tap must not land on the screen it replaces)."""
-    version = table.locator("#table").get_attribute("data-version")
-    control.click()
-    expect(table.locator("#table")).not_to_have_attribute("data-version", version)
 
 
 def sealed_game(app, reveal: rules.BidReveal) -> int:
