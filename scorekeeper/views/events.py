@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from cachetools import LRUCache
 from flask import (
     Blueprint,
     Response,
@@ -25,7 +23,6 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_decimal
 
 from .. import events as service
 from .. import rules
@@ -35,9 +32,9 @@ from ..forms.base import Form
 from ..forms.setup import NAME_MAX_LENGTH
 from ..i18n import gettext as _
 from ..models import Event
-from ..queries import roster_by_games_played
+from ..queries import EventRead, read_event, roster_by_games_played
 from ..reports import events as plan
-from ..wording import messages
+from ..wording import formats, messages
 from .addresses import public_url, qr_svg
 from .rendering import read_only, render, viewer_tag
 
@@ -132,8 +129,8 @@ def _create(form: forms.NewEventForm, roster: dict[str, str]) -> Response:
 
 def _points(event: Event, points: Fraction) -> str:
     if event.method == plan.Method.SCORE:
-        return format_decimal(int(points), format="#,##0")
-    return format_decimal(float(points), format="0.00")
+        return formats.whole(int(points))
+    return formats.two_decimals(float(points))
 
 
 def standings_rows(event: Event) -> list[dict[str, Any]]:
@@ -343,44 +340,42 @@ def cards(event_id: int) -> Response:
 # --- the board (read-only, polls itself) ---------------------------------------------------
 
 
+def board_context(event: Event | EventRead) -> dict[str, Any]:
+    """What the board shows of an event: the latest session's tables, the standings."""
+    latest = service.latest_session(event)
+    return {
+        "event": event,
+        "latest": latest,
+        "drawn": latest is not None and latest.started_at is None,
+        "sessions": [{"tables": [service.table_progress(event, table) for table in latest.tables]}]
+        if latest is not None
+        else [],
+        "standings": standings_rows(event),
+        "corrected": service.corrected_tables(event),
+        "method_label": method_label(event.method),
+    }
+
+
 def _board(token: str, part: str, template: str) -> Response:
+    """The board, or the part of it that polls: the same for every viewer until something
+    it shows changes (its tag: the event's and its games' versions); each viewer asks every
+    time (no-cache) and gets a 304 until then. Rendered anew for each 200 from the event read
+    as plain rows (:func:`queries.read_event`): nothing is kept between requests."""
     found = service.board_version(token)
     if found is None:
         abort(404)
     event_id, version = found
     etag = f"event-{part}-{event_id}-{version}-{viewer_tag()}"
 
-    def render_board() -> str:
-        event = service.load_event(event_id)
-        context = event_context(event) | {
+    def make() -> Response:
+        context = board_context(read_event(event_id)) | {
             "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
             "part_url": url_for("events.board_part", token=token),
             "board_etag": 'W/"' + etag.replace("-" + part + "-", "-part-") + '"',
         }
-        return render_template(template, **context)
+        return Response(render_template(template, **context))
 
-    def make() -> Response:
-        # The one page still rendered once per version in each process (see _BOARDS).
-        key = (etag, template, request.host, request.path)
-        with _BOARDS_LOCK:
-            if (done := _BOARDS.get(key)) is None:
-                done = _BOARDS[key] = render_board()
-        return Response(done)
-
-    # The same for every viewer until something changes; each asks every time (no-cache)
-    # and gets a 304 until then.
     return read_only(etag, make)
-
-
-# The event board, rendered once per board version (its tag: the event's and its games'
-# versions, the viewer's language and zone) in each process and kept for the viewers whose
-# polls arrive after the same save: at a club night 200 phones poll a 30-table board, and
-# each rendering it (25 ms: the event's whole graph loaded, 120 standings written) made the
-# board 0.02x /healthz (bench/events.py) against 0.3x with this. It holds no visitor's value
-# (the board has no form). It stays until the event's standings and tables are stored with
-# the facts in the write path (issue #29), which makes the board cheap by itself.
-_BOARDS: LRUCache[tuple[str, ...], str] = LRUCache(maxsize=32)
-_BOARDS_LOCK = threading.Lock()
 
 
 @bp.get("/events/board/<token>")

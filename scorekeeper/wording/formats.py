@@ -76,6 +76,8 @@ def csv_separator() -> str:
 # number and date, which was a third of a player page's time (its rating table writes 120 of
 # each; pyinstrument).
 _ONE_DECIMAL = numbers.parse_pattern("#,##0.0")
+_WHOLE = numbers.parse_pattern("#,##0")
+_TWO_DECIMALS = numbers.parse_pattern("0.00")
 
 
 @functools.lru_cache(maxsize=16)
@@ -104,6 +106,23 @@ def one_decimal(value: float) -> str:
         digits = f"{rounded:f}".replace(".", decimal_mark)
         return minus + digits if written.is_signed() else digits
     return numbers.format_decimal(value, format=_ONE_DECIMAL, locale=_locale(locale_name()))
+
+
+def whole(value: int) -> str:
+    """A whole number with the language's group separator ("1.234" in German)."""
+    return numbers.format_decimal(value, format=_WHOLE, locale=_locale(locale_name()))
+
+
+def two_decimals(value: float) -> str:
+    """A number with two decimals in the language's decimal mark ("2,50" in German)."""
+    return _two_decimals(value, locale_name())
+
+
+@functools.lru_cache(maxsize=4096)
+def _two_decimals(value: float, locale: str) -> str:
+    # An event's standings write the same few placement points again and again (a share of
+    # the table beaten, summed), 40 lines a board: each is written once per language.
+    return numbers.format_decimal(value, format=_TWO_DECIMALS, locale=_locale(locale))
 
 
 def percent(value: float | None) -> str:
