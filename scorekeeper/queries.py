@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from flask import abort
 from sqlalchemy.orm import selectinload
 
-from . import figures, results, rules
+from . import figures, records, results, rules
 from .extensions import db
 from .i18n import gettext as _
 from .models import (
@@ -361,6 +361,15 @@ def read_event(event_id: int) -> EventRead:
     event = EventRead(found._mapping)
     arguments = {"event_id": event_id}
     event.players = []
+    # Each player is one object, however many seats they have (as the ORM's identity map).
+    people: dict[int, PlayerRead] = {}
+
+    def person(row: Any) -> PlayerRead:
+        found = people.get(row.player_id)
+        if found is None:
+            found = people[row.player_id] = _player_of(row)
+        return found
+
     for row in connection.execute(_EVENT_PLAYERS_READ, arguments):
         entry = _Read(
             {
@@ -370,7 +379,7 @@ def read_event(event_id: int) -> EventRead:
                 "active": row.active,
             }
         )
-        entry.player = _player_of(row)
+        entry.player = person(row)
         event.players.append(entry)
     event.sessions = []
     sessions = {}
@@ -405,7 +414,7 @@ def read_event(event_id: int) -> EventRead:
                 "player_id": row.player_id,
             }
         )
-        seat.player = _player_of(row)
+        seat.player = person(row)
         tables[row.table_id].seats.append(seat)
     for row in connection.execute(_EVENT_GAME_SEATS_READ, arguments):
         game = games[row.game_id]
@@ -418,8 +427,9 @@ def read_event(event_id: int) -> EventRead:
             }
         )
         seat.game = game
-        seat.player = _player_of(row)
+        seat.player = person(row)
         game.seats.append(seat)
+    records.read_rules_of(games.values())
     return event
 
 
