@@ -281,7 +281,7 @@ class EventRead(_Read):
 class EventGameRead(GameRead):
     """An event table's game with its seats: what the board shows of it is the stored results
     of its seats (``events.outcomes_of``). Its rounds are read only when a result is missing
-    (a database written before results were stored)."""
+    or not of the game's version (a database written before results were stored)."""
 
     @property  # type: ignore[override]
     def rounds(self) -> list[RoundRead]:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 
 import pytest
+import sqlalchemy as sa
+from werkzeug.exceptions import NotFound
 
 from scorekeeper import events, queries, rules
 from scorekeeper.extensions import db
-from scorekeeper.models import Event
+from scorekeeper.models import Event, GameStatus, SeatResult
 from scorekeeper.views import events as event_views
 from tests.play_helpers import play_round, post, text
 from tests.test_events import (
@@ -89,7 +91,8 @@ def board_pages(client, token: str) -> list[str]:
     ]
 
 
-def test_the_board_reads_the_event_the_orm_loads_at_every_moment(client, ctx, monkeypatch):
+def test_the_board_reads_the_event_the_orm_loads_at_every_moment(db_ctx, monkeypatch):
+    client = db_ctx.test_client()
     response = client.post("/events/new", data=setup_data())
     event_id = int(response.headers["Location"].rsplit("/", 1)[1])
     token = db.session.get(Event, event_id).board_token
@@ -107,6 +110,12 @@ def test_the_board_reads_the_event_the_orm_loads_at_every_moment(client, ctx, mo
         for number, game in enumerate(games(event_id)):
             play_game(client, game, rounds_for(len(game.seats), number)[:1])
 
+    def finish():
+        for number, game in enumerate(games(event_id)):
+            if game.status == GameStatus.IN_PROGRESS:
+                play_game(client, game, rounds_for(len(game.seats), number + 1))
+        assert client.post(f"/events/{event_id}/finish").status_code == 303
+
     moments = [
         ("set up", lambda: None),
         ("drawn", lambda: client.post(f"/events/{event_id}/draw", data={"seed": "9"})),
@@ -118,25 +127,46 @@ def test_the_board_reads_the_event_the_orm_loads_at_every_moment(client, ctx, mo
         ("next drawn", lambda: client.post(f"/events/{event_id}/draw", data={"seed": "5"})),
         ("next started", lambda: client.post(f"/events/{event_id}/start")),
         ("one abandoned", abandon_one),
+        ("finished", finish),
     ]
     seen = set()
     for moment, step in moments:
         step()
-        db.session.expire_all()
-        read = facts(queries.read_event(event_id))
-        db.session.expire_all()
-        loaded = facts(events.load_event(event_id))
-        assert read == loaded, moment
-        shown = board_pages(client, token)
-        with monkeypatch.context() as patched:
-            patched.setattr(event_views, "read_event", orm_read)
-            again = board_pages(client, token)
-        assert shown == again, moment
+        shown = same_board_either_way(client, monkeypatch, event_id, token, moment)
         seen.add(re.sub(r"\s+", " ", shown[1]))
     # The moments were different boards (each step changed what it shows).
     assert len(seen) == len(moments)
+    read = facts(queries.read_event(event_id))
     assert read["corrected"] == [(1, 1)]
     assert any(t["game"] and t["game"]["status"] == "abandoned" for t in tables_of(read))
+    assert "Final standings" in shown[1]
+    # A database written before results were stored: a game without them and one with
+    # results of an older version are scored from their rounds, as the ORM's games are.
+    first, second = (table["game"]["id"] for table in tables_of(read)[:2])
+    db.session.execute(sa.delete(SeatResult).where(SeatResult.game_id == first))
+    db.session.execute(
+        sa.update(SeatResult).where(SeatResult.game_id == second).values(version=1, total=0)
+    )
+    db.session.commit()
+    assert same_board_either_way(client, monkeypatch, event_id, token, "no results") == shown
+
+
+def same_board_either_way(client, monkeypatch, event_id, token, moment) -> list[str]:
+    """The event read as Core rows is what the ORM loads, and the board rendered from either
+    is the same, byte for byte (each rendered anew: no board kept from before)."""
+    db.session.expire_all()
+    read = facts(queries.read_event(event_id))
+    db.session.expire_all()
+    assert read == facts(events.load_event(event_id)), moment
+    event_views._BOARDS.clear()
+    shown = board_pages(client, token)
+    event_views._BOARDS.clear()
+    with monkeypatch.context() as patched:
+        patched.setattr(event_views, "read_event", orm_read)
+        again = board_pages(client, token)
+    event_views._BOARDS.clear()
+    assert shown == again, moment
+    return shown
 
 
 def play_session_rest(client, event_id):
@@ -172,5 +202,5 @@ def test_an_event_read_on_each_database_is_what_the_orm_loads(db_ctx, method):
 
 def test_a_board_of_no_event_is_a_page_not_found(client, ctx):
     assert client.get("/events/board/no-such-board").status_code == 404
-    with pytest.raises(Exception, match="404"):
+    with pytest.raises(NotFound, match="There is no event 12345"):
         queries.read_event(12345)

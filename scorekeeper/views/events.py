@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from cachetools import LRUCache
 from flask import (
     Blueprint,
     Response,
@@ -151,7 +153,8 @@ def standings_rows(event: Event) -> list[dict[str, Any]]:
 
 
 def event_context(event: Event) -> dict[str, Any]:
-    """Everything the organiser's page, the board and the results show of an event."""
+    """Everything the organiser's page and the results show of an event (the board shows
+    less: :func:`board_context`)."""
     latest = service.latest_session(event)
     sessions = [
         {
@@ -359,23 +362,43 @@ def board_context(event: Event | EventRead) -> dict[str, Any]:
 def _board(token: str, part: str, template: str) -> Response:
     """The board, or the part of it that polls: the same for every viewer until something
     it shows changes (its tag: the event's and its games' versions); each viewer asks every
-    time (no-cache) and gets a 304 until then. Rendered anew for each 200 from the event read
-    as plain rows (:func:`queries.read_event`): nothing is kept between requests."""
+    time (no-cache) and gets a 304 until then."""
     found = service.board_version(token)
     if found is None:
         abort(404)
     event_id, version = found
     etag = f"event-{part}-{event_id}-{version}-{viewer_tag()}"
 
-    def make() -> Response:
+    def render_board() -> str:
         context = board_context(read_event(event_id)) | {
             "poll_seconds": current_app.config.get("LIVE_POLL_SECONDS", 3),
             "part_url": url_for("events.board_part", token=token),
             "board_etag": 'W/"' + etag.replace("-" + part + "-", "-part-") + '"',
         }
-        return Response(render_template(template, **context))
+        return render_template(template, **context)
+
+    def make() -> Response:
+        # The one page still rendered once per version in each process (see _BOARDS).
+        key = (etag, template, request.host, request.path)
+        with _BOARDS_LOCK:
+            if (done := _BOARDS.get(key)) is None:
+                done = _BOARDS[key] = render_board()
+        return Response(done)
 
     return read_only(etag, make)
+
+
+# The event board, rendered once per board version (its tag: the event's and its games'
+# versions, the viewer's language and zone) in each process and kept for the viewers whose
+# polls arrive after the same save. The standings are a value derived from every game of the
+# event, and DESIGN.md (§5) has a derived value computed once, never by every visitor at
+# once: at a club night 200 phones poll a 30-table board after each save. Rendered for each
+# of them (bench/events.py on 2026-12-07, from queries.read_event: 5-10 ms a board) the board
+# was 0.09x /healthz against 0.62x with this. It holds no visitor's value (the board has no
+# form). It goes once the event's standings are stored with the facts in the write path
+# (issue #29), which makes the board cheap by itself.
+_BOARDS: LRUCache[tuple[str, ...], str] = LRUCache(maxsize=32)
+_BOARDS_LOCK = threading.Lock()
 
 
 @bp.get("/events/board/<token>")
