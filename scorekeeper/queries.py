@@ -429,7 +429,10 @@ def read_event(event_id: int) -> EventRead:
         seat.game = game
         seat.player = person(row)
         game.seats.append(seat)
-    records.read_rules_of(games.values())
+    if event.sessions:
+        # The rules of the latest session's games, the ones the board shows the plan of.
+        latest = event.sessions[-1].tables
+        records.read_rules_of(table.game for table in latest if table.game is not None)
     return event
 
 
