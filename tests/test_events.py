@@ -106,6 +106,55 @@ def test_setup_refuses_too_few_players_a_name_twice_and_bad_numbers_storing_noth
     assert count(Event) == 0
 
 
+def test_every_table_plays_the_more_rules_chosen_for_the_event(client, ctx):
+    """The setup's further rules (bid reveal, variants, tie-break, Jubilee cards) are asked
+    by the event's form too, and every table's game is played under them."""
+    page = text(client.get("/events/new"))
+    for name in ("bid_reveal", "saboteur", "jester_bid", "tie_break", "bomb", "dragon_fairy"):
+        assert f'name="{name}"' in page, name
+    chosen = {
+        "bid_reveal": "hidden",
+        "jester_bid": "y",
+        "tie_break": "bids_met",
+        "bomb": "y",
+        "werewolf": "y",
+    }
+    response = client.post("/events/new", data=setup_data(**chosen))
+    assert response.status_code == 303, errors(response)
+    event_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    stored = db.session.get(Event, event_id).rules
+    assert stored["bid_reveal"] == "hidden"
+    assert stored["jester_bid"] is True
+    assert stored["tie_break"] == "bids_met"
+    assert stored["jubilee"]["bomb"] is True
+    assert stored["jubilee"]["werewolf"] is True
+    client.post(f"/events/{event_id}/draw", data={"seed": "9"})
+    client.post(f"/events/{event_id}/start")
+    for game in games(event_id):
+        played = rules.GameRules.from_dict(game.rules)
+        assert played.bid_reveal == rules.BidReveal.HIDDEN
+        assert played.jester_bid
+        assert played.jubilee.bomb
+        assert played.jubilee.werewolf
+        assert played.tie_break == rules.TieBreak.BIDS_MET
+        assert played.players == len(game.seats)
+    # Chosen, the section stays open when the page comes back.
+    refused = client.post("/events/new", data=setup_data(**chosen, name=""))
+    assert '<details class="setup-more" open>' in text(refused)
+
+
+def test_a_combination_the_rules_refuse_is_said_next_to_its_field(client, ctx):
+    response = client.post(
+        "/events/new", data=setup_data(bid_rule="plus_minus_one", bid_reveal="hidden")
+    )
+    assert response.status_code == 422
+    found = dict(errors(response))
+    assert "±1 needs open bids" in found["error-bid_rule"]
+    assert '<details class="setup-more" open>' in text(response)
+    assert 'href="#error-bid_rule"' in text(response)
+    assert count(Event) == 0
+
+
 def test_adding_players_uses_the_setup_name_rules(client, ctx):
     response = client.post(
         "/events/new", data=setup_data(action="add", new_name="  Ann  ", seats=["Ann"])

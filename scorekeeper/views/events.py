@@ -55,6 +55,8 @@ def _setup_context(form: forms.NewEventForm) -> dict[str, Any]:
         "name_max_length": NAME_MAX_LENGTH,
         "plan_kinds": [kind for kind in rules.PlanKind if kind != rules.PlanKind.CUSTOM],
         "bid_rules": list(rules.BidRule),
+        "bid_reveals": list(rules.BidReveal),
+        "tie_breaks": list(rules.TieBreak),
         "methods": list(plan.Method),
         "method_name": method_label,
         "sizes": _sizes_preview(form),
