@@ -106,24 +106,32 @@ def test_setup_refuses_too_few_players_a_name_twice_and_bad_numbers_storing_noth
     assert count(Event) == 0
 
 
+NOTE = rules.TABLE_ONLY_RULES[0]
+
+
 def test_every_table_plays_the_more_rules_chosen_for_the_event(client, ctx):
-    """The setup's further rules (bid reveal, variants, tie-break, Jubilee cards) are asked
-    by the event's form too, and every table's game is played under them."""
+    """The setup's further rules (the bid rule's threshold, variants, tie-break, Jubilee cards,
+    table rules) are asked by the event's form too; every table's game is played under them."""
     page = text(client.get("/events/new"))
-    for name in ("bid_reveal", "saboteur", "jester_bid", "tie_break", "bomb", "dragon_fairy"):
+    names = ("bid_reveal", "bid_rule_from", "saboteur", "jester_bid", "tie_break", "bomb")
+    for name in (*names, "dragon_fairy", "table_notes"):
         assert f'name="{name}"' in page, name
     chosen = {
-        "bid_reveal": "hidden",
         "jester_bid": "y",
         "tie_break": "bids_met",
         "bomb": "y",
         "werewolf": "y",
+        "bid_rule": "canadian",
+        "bid_rule_from": "2",
+        "bid_reveal": "open",
     }
-    response = client.post("/events/new", data=setup_data(**chosen))
+    response = client.post("/events/new", data=setup_data(**chosen) | {"table_notes": [NOTE]})
     assert response.status_code == 303, errors(response)
     event_id = int(response.headers["Location"].rsplit("/", 1)[1])
     stored = db.session.get(Event, event_id).rules
-    assert stored["bid_reveal"] == "hidden"
+    assert stored["bid_rule"] == "canadian"
+    assert stored["bid_rule_from"] == 2
+    assert stored["table_notes"] == [NOTE]
     assert stored["jester_bid"] is True
     assert stored["tie_break"] == "bids_met"
     assert stored["jubilee"]["bomb"] is True
@@ -132,7 +140,9 @@ def test_every_table_plays_the_more_rules_chosen_for_the_event(client, ctx):
     client.post(f"/events/{event_id}/start")
     for game in games(event_id):
         played = rules.GameRules.from_dict(game.rules)
-        assert played.bid_reveal == rules.BidReveal.HIDDEN
+        assert played.bid_rule == rules.BidRule.CANADIAN
+        assert played.bid_rule_from == 2
+        assert played.table_notes == (NOTE,)
         assert played.jester_bid
         assert played.jubilee.bomb
         assert played.jubilee.werewolf

@@ -57,6 +57,7 @@ def _setup_context(form: forms.NewEventForm) -> dict[str, Any]:
         "bid_rules": list(rules.BidRule),
         "bid_reveals": list(rules.BidReveal),
         "tie_breaks": list(rules.TieBreak),
+        "table_notes": rules.TABLE_ONLY_RULES,
         "methods": list(plan.Method),
         "method_name": method_label,
         "sizes": _sizes_preview(form),
