@@ -838,7 +838,8 @@ def main() -> None:
     print(
         f"\n{database}, {args.games} games among {args.players} players; {args.server} 2 "
         f"processes x 4 threads; wrk 16 connections, 2 passes of {args.seconds:g} s; "
-        "Accept-Encoding: gzip, br; no page cache in the code"
+        "Accept-Encoding: gzip, br; no page cache in the code but the event board's"
+        " (rendered once per version in each process: README, hand-written pieces)"
     )
     others = [key for key in measured if key != "now"]
     print(
