@@ -218,6 +218,15 @@ def _player_of(row: Any) -> PlayerRead:
     )
 
 
+def _seat_of(row: Any, game: GameRead, player: PlayerRead) -> SeatRead:
+    """A game's seat read with its player, linked back to its game."""
+    columns = ("id", "game_id", "player_id", "position")
+    seat = SeatRead({name: getattr(row, name) for name in columns})
+    seat.game = game
+    seat.player = player
+    return seat
+
+
 def read_game(game_id: int) -> GameRead:
     """The game with this id as a page shows it (three small queries, no ORM objects); a 404
     page when there is none. Read in the request's session, as :func:`load_game` reads."""
@@ -228,17 +237,7 @@ def read_game(game_id: int) -> GameRead:
     game = GameRead(found._mapping)
     game.seats = []
     for row in connection.execute(_SEATS_READ, {"game_id": game_id}):
-        seat = SeatRead(
-            {
-                "id": row.id,
-                "game_id": row.game_id,
-                "player_id": row.player_id,
-                "position": row.position,
-            }
-        )
-        seat.game = game
-        seat.player = _player_of(row)
-        game.seats.append(seat)
+        game.seats.append(_seat_of(row, game, _player_of(row)))
     game.rounds = []
     found = connection.execute(_ROUNDS_READ, {"game_id": game_id})
     names = tuple(found.keys())
@@ -418,17 +417,7 @@ def read_event(event_id: int) -> EventRead:
         tables[row.table_id].seats.append(seat)
     for row in connection.execute(_EVENT_GAME_SEATS_READ, arguments):
         game = games[row.game_id]
-        seat = SeatRead(
-            {
-                "id": row.id,
-                "game_id": row.game_id,
-                "player_id": row.player_id,
-                "position": row.position,
-            }
-        )
-        seat.game = game
-        seat.player = person(row)
-        game.seats.append(seat)
+        game.seats.append(_seat_of(row, game, person(row)))
     if event.sessions:
         # The rules of the latest session's games, the ones the board shows the plan of.
         latest = event.sessions[-1].tables
