@@ -8,6 +8,7 @@ from flask import Blueprint, Response, request
 from .. import queries, ratings
 from ..forms.ladder import LadderFilter
 from ..i18n import viewer_zone
+from ..wording.ladder import standing_figures
 from .rendering import page_tag, provisional, render_read_only
 
 bp = Blueprint("ladder", __name__, url_prefix="/ladder")
@@ -41,4 +42,4 @@ def ladder_context(day: date) -> tuple[int, dict[str, Any]]:
     table = ratings.standings(form.season.data, starts_at, int(form.min_games.data))
     if table.updating:
         provisional()
-    return 200, {"form": form, "table": table}
+    return 200, {"form": form, "table": table, "standing_figures": standing_figures}
