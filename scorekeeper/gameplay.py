@@ -364,16 +364,20 @@ def change_bid(game: Game, round_: Round, seat: int, bid: int) -> None:
     _entry(round_, seat).bid = bid
 
 
-def flagged_bids(game: Game, round_: Round) -> tuple[rules.Problem, ...]:
+def flagged_bids(
+    game: Game, round_: Round, sheet: rules.ScoreSheet | None = None
+) -> tuple[rules.Problem, ...]:
     """The bids of the round being played that break the bid rule now (a bid changed before
-    them made them forbidden): to be changed before the round is saved."""
+    them made them forbidden): to be changed before the round is saved. ``sheet``: the
+    game's score sheet, when the caller has it."""
     bids = bids_of(round_)
     if round_.state == RoundState.SCORED or rules.bids_are_secret(
         rules_of(game), False, round_.state == RoundState.BIDDING
     ):
         return ()
+    totals = (sheet or sheet_of(game)).totals
     problems = rules.validate_bids(
-        rules_of(game), round_.number, round_.hand_size, round_.dealer, bids, sheet_of(game).totals
+        rules_of(game), round_.number, round_.hand_size, round_.dealer, bids, totals
     )
     return tuple(p for p in problems if p.code == P.FORBIDDEN_BID)
 

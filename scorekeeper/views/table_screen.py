@@ -18,7 +18,7 @@ from ..forms.table import Choices, chosen_numbers, saved_choices
 from ..i18n import lazy_gettext as _l
 from ..models import Change, ChangeAction, Game, GameStatus, RoundState
 from ..queries import reload_game
-from ..records import player_names, round_records, rules_of, sheet_of
+from ..records import player_names, round_records, rules_of
 from ..wording import history
 from .offline_table import plan_tag
 from .rendering import viewer_tag
@@ -59,7 +59,8 @@ def board_context(
     the round's head, the bids made so far, the bid the rules forbid next and the standings."""
     game_rules = rules_of(game)
     names = player_names(game)
-    sheet = sheet_of(game)
+    scored = round_records(game)
+    sheet = rules.score_sheet(game_rules, scored)
     round_ = gameplay.open_round(game)
     step = gameplay.step_of(game, round_)
     in_progress = game.status == GameStatus.IN_PROGRESS
@@ -67,6 +68,8 @@ def board_context(
         "game": game,
         "rules": game_rules,
         "names": names,
+        # The scored rounds as the rules read them, for the table's checks (read once).
+        "scored_rounds": scored,
         "sheet": sheet,
         "standings": sheet.standings,
         "highlighted": sheet.highlighted(in_progress),
@@ -125,7 +128,7 @@ def table_context(
         "request_key": new_request_key,
         "undo_change": changes.undoable(game),
         "undone": history.undone_notice(game, names),
-        "flags": rules.flagged_rounds(game_rules, round_records(game), sheet),
+        "flags": rules.flagged_rounds(game_rules, context["scored_rounds"], sheet),
         "dealer_can_change": False,
         "changing_seat": None,
         "changeable": {},
@@ -152,7 +155,7 @@ def table_context(
         "dealer_can_change": gameplay.dealer_can_change(game_rules, round_),
         # Each bid made that a tap may change, and the bids a change made forbidden.
         "changeable": {seat: gameplay.bid_can_change(game, round_, seat) for seat in bids},
-        "flagged_bids": gameplay.flagged_bids(game, round_),
+        "flagged_bids": gameplay.flagged_bids(game, round_, sheet),
         # What offline.js starts from when a save cannot reach the server (never a sealed bid).
         "bids_by_seat": ",".join(
             "" if bids.get(seat) is None else str(bids[seat]) for seat in range(len(names))
