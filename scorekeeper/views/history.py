@@ -84,11 +84,15 @@ def load_game(game_id: int) -> Game:
 
 def played(game: Game) -> dict[str, Any]:
     """A past game with its rules, score sheet and names (every history page shows them)."""
-    sheet = records.sheet_of(game)
+    game_rules = records.rules_of(game)
+    scored = records.round_records(game)
+    sheet = rules.score_sheet(game_rules, scored)
     names = records.player_names(game)
     return {
         "game": game,
-        "game_rules": records.rules_of(game),
+        "game_rules": game_rules,
+        # The scored rounds as the rules read them (the sheet's, for the game page's checks).
+        "scored_rounds": scored,
         "sheet": sheet,
         "names": names,
         "winner_names": [names[seat] for seat in sheet.winners],
@@ -111,7 +115,7 @@ def game_context(game_id: int) -> dict[str, Any]:
     context = played(queries.read_game(game_id))
     game_rules, sheet, names = context["game_rules"], context["sheet"], context["names"]
     return context | {
-        "flags": rules.flagged_rounds(game_rules, records.round_records(context["game"]), sheet),
+        "flags": rules.flagged_rounds(game_rules, context["scored_rounds"], sheet),
         "on_paper": queries.entered_on_paper(game_id),
         "rules_details": messages.rules_details(game_rules),
         "chart": charts.running_totals_chart(sheet, names, game_rules.round_count),
