@@ -375,7 +375,7 @@ def flagged_bids(
         rules_of(game), False, round_.state == RoundState.BIDDING
     ):
         return ()
-    totals = (sheet or sheet_of(game)).totals
+    totals = (sheet if sheet is not None else sheet_of(game)).totals
     problems = rules.validate_bids(
         rules_of(game), round_.number, round_.hand_size, round_.dealer, bids, totals
     )
