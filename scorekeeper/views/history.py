@@ -31,18 +31,26 @@ from .rendering import page_tag, render, render_read_only
 bp = Blueprint("history", __name__, url_prefix="/history")
 
 
-def game_row(listing: queries.GameListing) -> dict[str, Any]:
+def game_row(
+    listing: queries.GameListing, described: dict[str, tuple[str, int]]
+) -> dict[str, Any]:
     """What a list row shows about a game; the leaders and winners come from its stored
-    results (the rules module's sheet, kept per game)."""
+    results (the rules module's sheet, kept per game). ``described`` holds the rules' words
+    and round count by stored rules text: a page's games are played under a few rules, each
+    described once (per row, they were a tenth of the list's context; pyinstrument)."""
     outcome = listing.outcome
+    text = listing.game.rules_text
+    if text not in described:
+        described[text] = (messages.rules_summary(listing.rules), listing.rules.round_count)
+    summary, round_count = described[text]
     return {
         "highlight": outcome.highlighted,
         "game": listing.game,
         "names": listing.names,
         "sheet": outcome,
         "rounds_played": outcome.scored_rounds,
-        "rounds_planned": listing.rules.round_count,
-        "rules_summary": messages.rules_summary(listing.rules),
+        "rounds_planned": round_count,
+        "rules_summary": summary,
         "tie_break": listing.rules.tie_break,
     }
 
@@ -74,7 +82,8 @@ def games_context() -> tuple[int, dict[str, Any]]:
             _("There is no page %(page)d; the last is %(last)d.", page=page, last=pages)
         ]
         return 404, context
-    context["rows"] = [game_row(listing) for listing in found.listings]
+    described: dict[str, tuple[str, int]] = {}
+    context["rows"] = [game_row(listing, described) for listing in found.listings]
     return 200, context
 
 
