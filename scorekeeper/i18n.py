@@ -177,7 +177,11 @@ def init_app(app: Flask) -> None:
 @pass_eval_context
 def _template_gettext(eval_context: EvalContext, string: str, **variables: Any) -> str:
     text = _translations().ugettext(string)
-    return (Markup(text) if eval_context.autoescape else text) % variables
+    if eval_context.autoescape:
+        text = Markup(text)
+    # A text without variables or "%" is its own format: Markup's % builds its escaping
+    # helpers all the same, as costly as the lookup (most of a page's texts; cProfile).
+    return text % variables if variables or "%" in text else text
 
 
 @pass_eval_context
