@@ -62,6 +62,7 @@ def init_app(app: Flask) -> None:
         tie_break_explanation=messages.tie_break_explanation,
         rule_mark=messages.rule_mark,
         short_names=formats.short_names,
+        list_joints=formats.list_joints,
         winner_words=winners.winner_words,
     )
 

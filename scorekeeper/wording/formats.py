@@ -54,6 +54,14 @@ def _filled(pattern: str, pieces: Sequence[str]) -> str:
     return _STAND_IN.sub(lambda found: pieces[int(found.group(1))], pattern)
 
 
+def list_joints(count: int) -> list[str]:
+    """The words the language writes before, between and after the ``count`` items of a list
+    (``count + 1`` texts): "Ann, Bob and Cy" has "", ", ", " and ", "". For a template that
+    writes each item itself (a highlighted name), where :func:`markup_list` would take each
+    item made as a piece of markup first."""
+    return _STAND_IN.split(_list_pattern(count, locale_name()))[::2]
+
+
 def signed(points: int) -> str:
     """Points of a round with their sign: "+40", "−10" (the language's minus and digits)."""
     return _signed(points, locale_name())
