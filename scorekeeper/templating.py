@@ -61,6 +61,7 @@ def init_app(app: Flask) -> None:
         tie_break_label=messages.tie_break_label,
         tie_break_explanation=messages.tie_break_explanation,
         rule_mark=messages.rule_mark,
+        rule_choices=messages.rule_choices,
         short_names=formats.short_names,
         list_joints=formats.list_joints,
         winner_words=winners.winner_words,

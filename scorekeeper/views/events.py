@@ -58,8 +58,7 @@ def _setup_context(form: forms.NewEventForm) -> dict[str, Any]:
         "bid_reveals": list(rules.BidReveal),
         "tie_breaks": list(rules.TieBreak),
         "table_notes": rules.TABLE_ONLY_RULES,
-        "methods": list(plan.Method),
-        "method_name": method_label,
+        "methods": [messages.Choice(m.value, method_label(m.value)) for m in plan.Method],
         "sizes": _sizes_preview(form),
     }
 
