@@ -613,10 +613,18 @@ class GameFilter:
     date_to: date | None = None
     zone: tzinfo = UTC
 
-    def conditions(self) -> list[Any]:
-        """The filter as WHERE conditions on games."""
+    def conditions(self, *, counting: bool = False) -> list[Any]:
+        """The filter as WHERE conditions on games; ``counting`` for a count of them all."""
         conditions = period_conditions(self.date_from, self.date_to, self.zone)
-        if self.player_id is not None:
+        if self.player_id is not None and counting:
+            # Counted through the seats' index on the player: as an EXISTS per game the count
+            # read every game of the club (7 ms of a 12 ms list at 20,000 games).
+            mine = sa.select(Seat.game_id).where(Seat.player_id == self.player_id)
+            conditions.append(Game.id.in_(mine))
+        elif self.player_id is not None:
+            # A page of them, newest first: the games' index on the start, each game's seats
+            # looked at until the page is full (the player's games sorted instead was slower
+            # for a regular, who sits at most games).
             conditions.append(Game.seats.any(Seat.player_id == self.player_id))
         if self.status:
             conditions.append(Game.status == self.status)
@@ -653,7 +661,8 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
     score sheet."""
     conditions = game_filter.conditions()
     connection = db.session.connection()
-    total = connection.execute(_GAME_COUNT.where(*conditions)).scalar() or 0
+    counted = game_filter.conditions(counting=True)
+    total = connection.execute(_GAME_COUNT.where(*counted)).scalar() or 0
     # Only the page's rows, newest first (the index on the start time finds them).
     games = connection.execute(
         _LISTED_GAMES.where(*conditions), {"skip": (page - 1) * GAMES_PER_PAGE}
