@@ -13,7 +13,7 @@ import segno
 import sqlalchemy as sa
 from flask import Flask, current_app
 
-from . import exchange, ratings, results
+from . import exchange, models, ratings, results
 from .exchange import move
 from .extensions import db, migrate
 from .models import Game, GameStatus, database_url
@@ -169,6 +169,7 @@ def init_app(app: Flask) -> None:
         # Results missing from a database written before they were stored with each change
         # (none on a fresh one: one query): stored here, never by a page.
         results.refresh()
+        models.analyze(db.engine)
         db.engine.dispose()
         context.invoke(announce, port=port)
         command = server_command(host, port, workers, threads)
@@ -205,6 +206,7 @@ def init_app(app: Flask) -> None:
         )
         with click.progressbar(length=stale or 0, label="Game results", file=sys.stderr) as bar:
             computed = results.refresh(progress=bar.update)
+        models.analyze(db.engine)
         finished = db.session.scalar(
             sa.select(sa.func.count()).where(Game.status == GameStatus.FINISHED)
         )

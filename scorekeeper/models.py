@@ -76,6 +76,21 @@ def _sqlite_pragmas(
     dbapi_connection.isolation_level = None
 
 
+def analyze(engine: Engine) -> None:
+    """Give SQLite's query planner its statistics of the tables (``ANALYZE``, sampled with
+    ``analysis_limit``: a few milliseconds at 20,000 games). Without them it takes any indexed
+    equality for selective: the games list filtered on "finished" read every finished game
+    through the status index and sorted them all (26 ms at 20,000 games) instead of walking
+    the newest first through the start time's index (7 ms). ``flask serve`` and ``flask
+    refresh`` run it; PostgreSQL's autovacuum keeps its own statistics (nothing to do)."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA analysis_limit=400")
+        connection.exec_driver_sql("ANALYZE")
+        connection.commit()
+
+
 # Set while a write takes its lock: SQLite then begins with the database's write lock (and
 # waits up to busy_timeout for it) instead of failing later on a stale read snapshot.
 _WRITE_LOCK: ContextVar[bool] = ContextVar("sqlite_write_lock", default=False)
