@@ -82,13 +82,24 @@ def analyze(engine: Engine) -> None:
     equality for selective: the games list filtered on "finished" read every finished game
     through the status index and sorted them all (26 ms at 20,000 games) instead of walking
     the newest first through the start time's index (7 ms). ``flask serve`` and ``flask
-    refresh`` run it; PostgreSQL's autovacuum keeps its own statistics (nothing to do)."""
+    refresh`` run it, and a restore that added games; PostgreSQL's autovacuum keeps its own
+    statistics (nothing to do). A hint, not a fact: a database busy for longer than SQLite's
+    busy timeout keeps the statistics it had.
+
+    SQLite reads the statistics when a connection opens: the engine's pool is emptied after,
+    so this process's next connections have them (another process running the app reads them
+    when it starts again)."""
     if engine.dialect.name != "sqlite":
         return
-    with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA analysis_limit=400")
-        connection.exec_driver_sql("ANALYZE")
-        connection.commit()
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA analysis_limit=400")
+            connection.exec_driver_sql("ANALYZE")
+            connection.commit()
+    except sa.exc.OperationalError as error:
+        logger.warning("planner statistics not refreshed: %s", error)
+        return
+    engine.dispose()
 
 
 # Set while a write takes its lock: SQLite then begins with the database's write lock (and

@@ -111,3 +111,30 @@ def test_a_list_filtered_on_finished_walks_the_newest_games_after_flask_refresh(
     plan = plan_of_finished_games_page(app)
     assert "TEMP B-TREE" not in plan, plan
     assert "ix_games_created_at" in plan, plan
+
+
+def test_a_club_restored_into_a_new_instance_gives_the_planner_its_size(app, tmp_path):
+    """A club's backup restored into a new instance (the move to a new machine): the
+    restore gives SQLite's planner the statistics of what it added, so the same filter walks
+    the newest games at once, not after the next start."""
+    from scorekeeper import create_app, exchange
+    from tests.conftest import make_config
+
+    with app.app_context():
+        game_rules = rules.GameRules(players=3, bid_rule="free")
+        for n in range(60):
+            rounds = random_rounds(game_rules, seed=n)
+            make_game(
+                NAMES[:3], rounds, game_rules=game_rules, created_at=BASE_TIME + timedelta(n)
+            )
+        backup = exchange.backup_json()
+        db.session.remove()
+    fresh = create_app(make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'new.sqlite'}"))
+    with fresh.app_context():
+        db.create_all()
+        assert exchange.import_file(backup.encode()).games_added == 60
+        db.session.remove()
+    plan = plan_of_finished_games_page(fresh)
+    assert "TEMP B-TREE" not in plan, plan
+    with fresh.app_context():
+        db.engine.dispose()

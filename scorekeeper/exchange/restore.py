@@ -53,6 +53,7 @@ from ..models import (
     Round,
     RoundState,
     Seat,
+    analyze,
     name_key,
     raise_data_version,
     sqlite_write_lock,
@@ -1308,5 +1309,8 @@ def _import_checked(stream: BinaryIO, head: _Head) -> ImportResult:
             db.session.rollback()
             raise
         else:
+            if result.games_added:
+                # A club restored into a new instance: SQLite's planner sees its size.
+                analyze(db.engine)
             return result
     raise AssertionError("unreachable")  # pragma: no cover
