@@ -89,8 +89,10 @@ def analyze(engine: Engine) -> None:
     SQLite reads the statistics when a connection opens: the engine's pool is emptied after,
     so this process's next connections have them (another process running the app reads them
     when it starts again)."""
-    if engine.dialect.name != "sqlite":
-        return
+    database = engine.url.database
+    memory = not database or database == ":memory:" or "mode=memory" in database
+    if engine.dialect.name != "sqlite" or memory:
+        return  # an in-memory database lives in its connections: nothing to plan for later
     try:
         with engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA analysis_limit=400")
