@@ -316,15 +316,19 @@ class SavedOutcome:
 
 
 def undoable(game: Game) -> Change | None:
-    """The most recent change that undo would revert (undo steps back one change at a time)."""
-    undone = {c.after["undoes"] for c in game.changes if c.action == ChangeAction.UNDO and c.after}
+    """The most recent change that undo would revert (undo steps back one change at a time).
+
+    Walked newest first, once: an undo always undoes an older change, so by the time the
+    walk reaches a change it has met every undo of it (a game read for a page reads only as
+    far back as it walks: :class:`scorekeeper.queries.History`)."""
+    undone: set[int] = set()
     for change in reversed(game.changes):
-        if change.action not in _NOT_UNDOABLE and change.version not in undone:
+        if change.action == ChangeAction.UNDO:
+            if change.after:
+                undone.add(change.after["undoes"])
+        elif change.action != ChangeAction.CREATE_GAME and change.version not in undone:
             return change
     return None
-
-
-_NOT_UNDOABLE = frozenset({ChangeAction.CREATE_GAME, ChangeAction.UNDO})
 
 
 def rounds_of(change: Change) -> list[int]:
@@ -341,6 +345,12 @@ def undo(game: Game, change: Change) -> dict[str, Any]:
     return {"undoes": change.version, "undone_action": change.action}
 
 
+def undone_change(game: Game, version: object) -> Change | None:
+    """The change with this version (the one an undo undid), looked for newest first: it is
+    most often among the last few."""
+    return next((c for c in reversed(game.changes) if c.version == version), None)
+
+
 def undone_outcome(game: Game, round_: Round) -> SavedOutcome | None:
     """The tricks (and Bomb, Cloud) of ``round_`` as saved before the latest change undid it.
 
@@ -350,7 +360,7 @@ def undone_outcome(game: Game, round_: Round) -> SavedOutcome | None:
     if not game.changes or game.changes[-1].action != ChangeAction.UNDO:
         return None
     undone_version = game.changes[-1].after.get("undoes")
-    undone = next((c for c in game.changes if c.version == undone_version), None)
+    undone = undone_change(game, undone_version)
     if undone is None or undone.action != ChangeAction.RECORD_ROUND:
         return None
     delta = next((r for r in undone.after["rounds"] if r["number"] == round_.number), None)

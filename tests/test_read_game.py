@@ -139,3 +139,38 @@ def test_the_rules_read_once_per_game_follow_a_new_stored_value(ctx, client):
     db.session.rollback()
     # A game read again (another request, or after the write) reads what is stored.
     assert records.rules_of(queries.read_game(game_id)).bid_rule == rules.BidRule.FREE
+
+
+def test_undo_reaches_back_past_the_changes_a_page_reads_at_first(db_ctx, monkeypatch):
+    """A round screen reads the history newest first, a few changes at a time: undoing one
+    change after another, back past the first few it reads, it still offers to undo (and
+    names as undone) what a game loaded whole would, and shows the same screen."""
+    from scorekeeper import changes
+
+    client = db_ctx.test_client()
+    game_id = new_game(("Ann", "Bob", "Cy"), bid_rule="free")
+    path = f"/games/{game_id}"
+    play_round(client, game_id, 1, 0, [0, 1, 0], [0, 1, 0])
+    play_round(client, game_id, 2, 1, [1, 0, 1], [1, 0, 1])
+    trump(client, game_id, 3)
+    bid(client, game_id, 3, 0, 1)
+    bid(client, game_id, 3, 1, 1)
+    assert queries.load_game(game_id).version > 10  # more than the first read (8 changes)
+    offered = []
+    while True:
+        db.session.expire_all()
+        read = queries.read_game(game_id)
+        target = changes.undoable(read)
+        loaded = changes.undoable(queries.load_game(game_id, with_changes=True))
+        assert (target and target.version) == (loaded and loaded.version)
+        shown = page(client, path)
+        with monkeypatch.context() as patched:
+            patched.setattr(play, "read_game", orm_read)
+            assert page(client, path) == shown
+        if target is None:
+            break
+        offered.append(target.version)
+        assert post(client, game_id, "undo", {}).status_code == 303
+    # Every change but the game's creation was offered once, newest first.
+    assert offered == sorted(offered, reverse=True)
+    assert len(offered) == len(set(offered)) > 10

@@ -17,7 +17,7 @@ from typing import Any
 from flask_babel import format_datetime, format_time, to_user_timezone
 
 from .. import rules
-from ..changes import FullChange, full_history
+from ..changes import FullChange, full_history, undone_change
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import ngettext, pgettext
@@ -539,7 +539,7 @@ def undone_notice(game: Game, names: Sequence[str]) -> str | None:
     if not game.changes or game.changes[-1].action != ChangeAction.UNDO:
         return None
     undoes = (game.changes[-1].after or {}).get("undoes")
-    undone = next((c for c in game.changes if c.version == undoes), None)
+    undone = undone_change(game, undoes)
     if undone is None:
         return None
     return _("Undone: %(what)s", what=undo_phrase(undone, names))
