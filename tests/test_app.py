@@ -167,3 +167,15 @@ def test_the_server_process_keeps_its_startup_objects_out_of_the_collector(app):
         assert "play/table.html" in {name for _loader, name in app.jinja_env.cache}
     finally:
         gc.unfreeze()
+
+
+def test_templates_read_the_app_globals_as_they_are_now(app, client):
+    """Templates read the environment's globals themselves (templating.TemplateEnvironment,
+    no copy per template): a global changed after the pages were first rendered shows on
+    the next one, and a template given globals of its own sees them over the app's."""
+    assert f"Wizard Scorekeeper {app.jinja_env.globals['app_version']}" in client.get("/").text
+    app.jinja_env.globals["app_version"] = "9.9.9-test"
+    assert "Wizard Scorekeeper 9.9.9-test" in client.get("/").text
+    own = app.jinja_env.from_string("{{ app_version }} {{ mine }}", globals={"mine": "own"})
+    assert own.render() == "9.9.9-test own"
+    assert "mine" not in app.jinja_env.globals
