@@ -249,3 +249,51 @@ def test_every_host_sends_the_same_validators_for_a_static_file(tmp_path, sqlite
                 with client.get(url, headers={"If-None-Match": tag}) as again:
                     assert again.status_code == 304
         time.sleep(1.1)  # the second host builds a second later (mtimes would differ)
+
+
+def test_each_page_links_the_names_it_needs_whatever_was_visited_before(client):
+    """Links are built once per page and path prefix (views.rendering.PageLinks): home links
+    the hashed files and the offline notice the plain ones, in any order of visits."""
+    for _ in range(2):
+        home = STATIC_URL.findall(client.get("/").get_data(as_text=True))
+        offline = STATIC_URL.findall(client.get("/offline").get_data(as_text=True))
+        assert "/static/app.css" in offline
+        assert "/static/app.js" in offline
+        assert all(HASHED.match(url) for url in home if "icon" not in url), home
+        assert not set(home) & {"/static/app.css", "/static/app.js"}
+
+
+def test_two_visitors_behind_proxies_with_their_own_prefixes_get_their_own_links(tmp_path):
+    """Two visitors reaching the app under different path prefixes (a proxy's
+    X-Forwarded-Prefix), one after the other and at the same time, each get every link of
+    the page under their own prefix."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'links.sqlite'}", TRUSTED_PROXIES=1
+        )
+    )
+    with app.app_context():
+        db.create_all()
+    client = app.test_client()
+    link = re.compile(r'(?:href|src|data-app|data-htmx|data-manifest|action)="(/[^"]*)"')
+
+    def links(prefix: str) -> list[str]:
+        headers = {"X-Forwarded-Prefix": prefix} if prefix else {}
+        answer = client.get("/history/", headers=headers)
+        assert answer.status_code == 200
+        return link.findall(answer.get_data(as_text=True))
+
+    for prefix in ("/club", "", "/other", "/club"):
+        found = links(prefix)
+        assert len(found) > 10
+        assert all(url.startswith(f"{prefix}/") for url in found), (prefix, found)
+        if not prefix:
+            assert not any(url.startswith(("/club/", "/other/")) for url in found)
+    prefixes = ["/club", "/other", ""] * 20
+    with ThreadPoolExecutor(4) as pool:
+        for prefix, found in zip(prefixes, pool.map(links, prefixes), strict=True):
+            assert all(url.startswith(f"{prefix}/") for url in found), (prefix, found)
+            if not prefix:
+                assert not any(url.startswith(("/club/", "/other/")) for url in found)

@@ -17,6 +17,7 @@ from flask import (
     Response,
     current_app,
     g,
+    has_request_context,
     make_response,
     render_template,
     request,
@@ -127,7 +128,50 @@ def render_read_only(
 def init_app(app: Flask) -> None:
     app.extensions["scorekeeper.viewers"] = Viewers()
     app.jinja_env.globals["here"] = here
+    app.jinja_env.globals["url_for"] = PageLinks().url_for
     app.config.setdefault("BUILD_TAG", "")
+
+
+class PageLinks:
+    """The templates' ``url_for``: Flask's, each link built once per path prefix and page.
+
+    Every page builds a dozen links of its frame (the navigation, the hashed stylesheet and
+    scripts) and more of its own; Werkzeug builds each again on every request (4 µs for a
+    link without values, 12 for a static file: Flask's URL defaults then give its hashed
+    name). A link is a function of the endpoint, its values, the path prefix (a proxy's
+    X-Forwarded-Prefix) and the page it is on (the offline page links the plain names): the
+    key. It holds only while no URL default reads anything else of the request (the app's
+    one, ``hashed_static_url``, reads the page's endpoint). External links, links relative
+    to the blueprint and any with options (``_anchor`` …) are built every time. At most
+    ``size`` links are kept (then it starts again)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._built: dict[tuple, str] = {}
+
+    def url_for(self, endpoint: str, **values: Any) -> str:
+        if (
+            endpoint[:1] == "."
+            or any(name[:1] == "_" for name in values)
+            or not has_request_context()
+        ):
+            return url_for(endpoint, **values)
+        page = request._get_current_object()  # type: ignore[attr-defined]
+        rule = page.url_rule
+        # The values' types too: True and 1 are equal keys, not the same link.
+        key = (endpoint, page.root_path, rule and rule.endpoint, *values.items())
+        key += tuple(map(type, values.values()))
+        try:
+            return self._built[key]
+        except KeyError:
+            pass
+        except TypeError:  # a value that cannot be part of a key (a list): built as usual
+            return url_for(endpoint, **values)
+        link = url_for(endpoint, **values)
+        if len(self._built) >= self.size:
+            self._built.clear()
+        self._built[key] = link
+        return link
 
 
 class Viewers:
