@@ -31,7 +31,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 ## translations: extract the messages, merge them into every catalogue, compile them
 translations: $(VENV)/.installed-test
-	$(BIN)/pybabel extract -F babel.cfg -k _l -k _simple -k lazy_gettext -o scorekeeper/translations/messages.pot .
+	$(BIN)/pybabel extract -F babel.cfg -k _l -k _simple -k lazy_gettext --project "Wizard Scorekeeper" --copyright-holder "the Wizard Scorekeeper authors" -o scorekeeper/translations/messages.pot .
 	$(BIN)/pybabel update -i scorekeeper/translations/messages.pot -d scorekeeper/translations --no-fuzzy-matching --ignore-obsolete
 	$(BIN)/python -c "import hatch_build, pathlib; hatch_build.compile_catalogues(pathlib.Path('.'))"
 
