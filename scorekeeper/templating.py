@@ -6,6 +6,7 @@ views, and words from :mod:`scorekeeper.wording` through these globals.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -115,3 +116,14 @@ class TemplateEnvironment(Environment):
         if not d:
             return self.globals
         return super().make_globals(d)
+
+    def _load_template(self, name: str, globals: MutableMapping[str, Any] | None) -> Any:
+        """Jinja's, except that a cached template reading the environment's dict itself gets
+        a ChainMap of its own before Jinja adds the globals it is loaded again with
+        (``get_template(name, globals=...)`` updates the cached template's globals in place,
+        which would otherwise put them in every template's)."""
+        if globals and self.loader is not None and self.cache is not None:
+            cached = self.cache.get((weakref.ref(self.loader), name))
+            if cached is not None and cached.globals is self.globals:
+                cached.globals = super().make_globals(None)
+        return super()._load_template(name, globals)

@@ -179,3 +179,16 @@ def test_templates_read_the_app_globals_as_they_are_now(app, client):
     own = app.jinja_env.from_string("{{ app_version }} {{ mine }}", globals={"mine": "own"})
     assert own.render() == "9.9.9-test own"
     assert "mine" not in app.jinja_env.globals
+
+
+def test_a_cached_template_loaded_again_with_globals_keeps_them_its_own(app, client):
+    """Jinja updates a cached template's globals when it is loaded again with globals of its
+    own (``get_template(name, globals=...)``); a page template reading the environment's
+    dict itself (templating.TemplateEnvironment) must not pass them on to every other page."""
+    assert client.get("/offline").status_code == 200  # main/offline.html cached, app globals
+    again = app.jinja_env.get_template("main/offline.html", globals={"mine": "own"})
+    assert again.globals["mine"] == "own"
+    assert "app_version" in again.globals
+    assert "mine" not in app.jinja_env.globals
+    assert "mine" not in app.jinja_env.get_template("main/home.html").globals
+    assert client.get("/").status_code == 200
