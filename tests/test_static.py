@@ -9,6 +9,8 @@ import json
 import os
 import re
 import time
+from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
 
 import brotli
 import pytest
@@ -297,3 +299,26 @@ def test_two_visitors_behind_proxies_with_their_own_prefixes_get_their_own_links
             assert all(url.startswith(f"{prefix}/") for url in found), (prefix, found)
             if not prefix:
                 assert not any(url.startswith(("/club/", "/other/")) for url in found)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ((1, 1), (1, True)),  # equal tuples, other items
+        (Decimal("1"), Decimal("1.0")),
+        (0.0, -0.0),
+        (
+            datetime(2026, 1, 1, 12, tzinfo=UTC),
+            datetime(2026, 1, 1, 13, tzinfo=timezone(timedelta(hours=1))),
+        ),
+    ],
+)
+def test_a_template_link_with_values_equal_but_written_otherwise_is_its_own(app, first, second):
+    """The templates' url_for keeps each link by its values (views.rendering.PageLinks):
+    values that are equal (and of one type) but written differently in a link must not be
+    given the link built for the other."""
+    build = app.jinja_env.globals["url_for"]
+    for one, other in ((first, second), (second, first)):
+        with app.test_request_context("/"):
+            assert build("history.games", player=one) == url_for("history.games", player=one)
+            assert build("history.games", player=other) == url_for("history.games", player=other)

@@ -132,6 +132,10 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BUILD_TAG", "")
 
 
+# The values a link is kept by: equal ones of these types are written alike in a link.
+_KEYED_TYPES = frozenset({str, int, bool, type(None)})
+
+
 class PageLinks:
     """The templates' ``url_for``: Flask's, each link built once per path prefix and page.
 
@@ -142,7 +146,8 @@ class PageLinks:
     X-Forwarded-Prefix) and the page it is on (the offline page links the plain names): the
     key. It holds only while no URL default reads anything else of the request (the app's
     one, ``hashed_static_url``, reads the page's endpoint). External links, links relative
-    to the blueprint and any with options (``_anchor`` …) are built every time. At most
+    to the blueprint, any with options (``_anchor`` …) and any with a value other than a
+    string, a number of type int, a bool or None are built every time. At most
     ``size`` links are kept (then it starts again)."""
 
     def __init__(self, size: int = 4096) -> None:
@@ -156,17 +161,20 @@ class PageLinks:
             or not has_request_context()
         ):
             return url_for(endpoint, **values)
+        # The values' types too: True and 1 are equal keys, not the same link. Only values
+        # whose equal ones are written alike in a link: (1, 1) and (1, True), Decimal 1 and
+        # 1.0, 0.0 and -0.0, one instant in two zones are equal keys but other links, and a
+        # list cannot be part of a key: such values are built as usual.
+        types = tuple(map(type, values.values()))
+        if not _KEYED_TYPES.issuperset(types):
+            return url_for(endpoint, **values)
         page = request._get_current_object()  # type: ignore[attr-defined]
         rule = page.url_rule
-        # The values' types too: True and 1 are equal keys, not the same link.
-        key = (endpoint, page.root_path, rule and rule.endpoint, *values.items())
-        key += tuple(map(type, values.values()))
+        key = (endpoint, page.root_path, rule and rule.endpoint, *values.items(), *types)
         try:
             return self._built[key]
         except KeyError:
             pass
-        except TypeError:  # a value that cannot be part of a key (a list): built as usual
-            return url_for(endpoint, **values)
         link = url_for(endpoint, **values)
         if len(self._built) >= self.size:
             self._built.clear()
