@@ -782,3 +782,47 @@ def test_start_merge_and_board_version_on_each_database(db_ctx, monkeypatch):
         roster.undo(change.id, "m2")
     assert ids["Ann"] in event_player_ids(event_id)[0]
     assert ids["Zed"] not in event_player_ids(event_id)[1]
+
+
+def test_the_board_links_under_each_visitors_own_path_prefix(tmp_path):
+    """The board is rendered once per version and kept (views.events._BOARDS): a visitor
+    reaching it under another path prefix (a proxy's X-Forwarded-Prefix) must get its links
+    under that prefix, not the first visitor's."""
+    from datetime import date
+
+    from scorekeeper import create_app
+    from tests.conftest import make_config
+
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'prefix.sqlite'}", TRUSTED_PROXIES=1
+        )
+    )
+    with app.app_context():
+        db.create_all()
+        event = Event(
+            name="Prefixed night",
+            day=date(2026, 1, 2),
+            table_size=4,
+            session_count=1,
+            rules={},
+            method="placement",
+        )
+        db.session.add(event)
+        db.session.commit()
+        token = event.board_token
+    client = app.test_client()
+    link = re.compile(r'(?:href|src|hx-get|data-[a-z-]+)="(/[^"]*)"')
+    for prefix in ("/club", "/other", "", "/club"):
+        for path in (f"/events/board/{token}", f"/events/board/{token}/part"):
+            headers = {"X-Forwarded-Prefix": prefix} if prefix else {}
+            answer = client.get(path, headers=headers)
+            assert answer.status_code == 200
+            found = link.findall(answer.get_data(as_text=True))
+            assert found, path
+            assert all(url.startswith(f"{prefix}/") for url in found), (prefix, found)
+            if not prefix:
+                assert not any(url.startswith(("/club/", "/other/")) for url in found), found
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()

@@ -391,7 +391,8 @@ def _board(token: str, part: str, template: str) -> Response:
 
     def make() -> Response:
         # The one page still rendered once per version in each process (see _BOARDS).
-        key = (etag, template, request.host, request.path)
+        # Its links carry the path prefix (a proxy's X-Forwarded-Prefix): that too.
+        key = (etag, template, request.host, request.root_path, request.path)
         with _BOARDS_LOCK:
             if (done := _BOARDS.get(key)) is None:
                 done = _BOARDS[key] = render_board()
