@@ -175,3 +175,42 @@ def test_the_session_cookie_can_be_marked_secure_for_a_tls_proxy(tmp_path):
         db.create_all()
     response = app.test_client().post("/login", data={"password": "wizard"})
     assert "Secure" in response.headers["Set-Cookie"]
+
+
+def test_behind_a_path_prefix_the_password_and_the_language_lead_back_under_it(tmp_path):
+    """Behind a proxy that serves the app under a path prefix (X-Forwarded-Prefix), signing
+    in and choosing a language lead back to the page under that prefix, not to the same
+    path outside the app."""
+    import re
+
+    app = create_app(
+        make_config(
+            SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'prefixed.sqlite'}",
+            ACCESS_PASSWORD="wizard",
+            TRUSTED_PROXIES=1,
+        )
+    )
+    with app.app_context():
+        db.create_all()
+    client = app.test_client()
+    under = {"X-Forwarded-Prefix": "/club"}
+    asked = client.get("/history/?status=finished", headers=under)
+    assert asked.status_code == 303
+    assert asked.headers["Location"] == "/club/login?next=/club/history/?status%3Dfinished"
+    form = client.get(asked.headers["Location"].removeprefix("/club"), headers=under)
+    shown = re.search(r'name="next"[^>]*value="([^"]*)"', form.get_data(as_text=True))
+    assert shown is not None
+    signed = client.post(
+        "/login", data={"password": "wizard", "next": shown.group(1)}, headers=under
+    )
+    assert signed.headers["Location"] == "/club/history/?status=finished"
+    page = client.get("/history/?status=finished", headers=under).get_data(as_text=True)
+    back = re.findall(r'name="next" value="([^"]*)"', page)
+    assert back == ["/club/history/?status=finished"]
+    chosen = client.post("/language", data={"lang": "de", "next": back[0]}, headers=under)
+    assert chosen.headers["Location"] == "/club/history/?status=finished"
+    # Without a prefix the paths are as they were.
+    plain = client.get("/history/?status=finished").get_data(as_text=True)
+    assert re.findall(r'name="next" value="([^"]*)"', plain) == ["/history/?status=finished"]
+    with app.app_context():
+        db.engine.dispose()

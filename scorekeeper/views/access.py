@@ -70,7 +70,8 @@ def require_password() -> Response | None:
         return None
     if signins.is_signed_in(session.get("access"), _pass_mark()):
         return None
-    target = url_for("access.login", next=request.full_path.rstrip("?"))
+    # Under the path prefix too (a proxy's X-Forwarded-Prefix): the address to go back to.
+    target = url_for("access.login", next=request.script_root + request.full_path.rstrip("?"))
     if htmx:
         return htmx_response(redirect=target)
     return redirect(target, 303)

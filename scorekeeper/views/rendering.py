@@ -235,9 +235,11 @@ def viewer_tag() -> str:
 
 
 def here() -> str:
-    """This page's address with its query string."""
+    """This page's address with its query string (under the path prefix: a proxy's
+    X-Forwarded-Prefix)."""
     query = request.query_string.decode()
-    return f"{request.path}?{query}" if query else request.path
+    path = request.script_root + request.path
+    return f"{path}?{query}" if query else path
 
 
 # Anything a browser could read as another host: a scheme or "//" (after decoding, and with
