@@ -8,7 +8,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -312,6 +312,27 @@ def valid_backup_v1(app) -> dict:
     return version_1(app, valid_backup(app))
 
 
+@pytest.fixture(scope="module")
+def stored_backups(tmp_path_factory, sqlite_tables) -> Iterator[dict[int, str]]:
+    """The files of :func:`valid_backup` and :func:`valid_backup_v1`, made once per module
+    (seeding the games was most of each test's time) for the tests that only read a file and
+    restore nothing into an instance."""
+    path = tmp_path_factory.mktemp("backup") / "seeded.sqlite"
+    instance = _app_with_tables(
+        make_config(SQLALCHEMY_DATABASE_URI=f"sqlite:///{path}"), sqlite_tables
+    )
+    app = next(instance)
+    data = valid_backup(app)
+    yield {2: json.dumps(data), 1: json.dumps(version_1(app, data))}
+    next(instance, None)
+
+
+@pytest.fixture
+def backup_file(stored_backups) -> Callable[..., dict]:
+    """A fresh copy of the valid backup (``version=1``: as format version 1 wrote it)."""
+    return lambda version=2: json.loads(stored_backups[version])
+
+
 def test_restore_page_adds_games_and_says_what_it_did(client, app):
     data = valid_backup(app)
     response = restore_upload(client, json.dumps(data).encode())
@@ -491,8 +512,8 @@ def test_the_schema_is_valid_json_schema_and_names_every_stored_round_field():
     assert entry_keys == {"seat", *snapshots.SEAT_FIELDS}
 
 
-def test_a_valid_backup_has_no_problems(ctx):
-    data = valid_backup(ctx)
+def test_a_valid_backup_has_no_problems(ctx, backup_file):
+    data = backup_file()
     assert exchange.shape_problems(data) == []
     assert exchange.content_problems(data) == []
 
@@ -545,16 +566,16 @@ def set_entry(game: int, number: int, seat: int, **fields):
         (lambda d: d.pop("players"), ["the list of players is missing."]),
     ],
 )
-def test_each_schema_error_is_one_sentence_with_its_place(ctx, change, problems):
-    data = valid_backup(ctx)
+def test_each_schema_error_is_one_sentence_with_its_place(ctx, backup_file, change, problems):
+    data = backup_file()
     change(data)
     with pytest.raises(exchange.ImportProblem) as refused:
         exchange.parse(json.dumps(data).encode())
     assert list(refused.value.problems) == problems
 
 
-def test_rule_checks_follow_the_schema_and_keep_their_messages(ctx):
-    data = valid_backup(ctx)
+def test_rule_checks_follow_the_schema_and_keep_their_messages(ctx, backup_file):
+    data = backup_file()
     data["games"][2]["seats"][1] = "Ann"  # Ann now sits twice in game 3
     data["games"][0]["history"][1]["version"] = 2  # the same version as the first change
     data["games"][1]["rounds"][0]["hand_size"] = 16  # 4 players: at most 15 cards
@@ -567,8 +588,8 @@ def test_rule_checks_follow_the_schema_and_keep_their_messages(ctx):
     ]
 
 
-def test_many_problems_are_cut_to_a_readable_list(ctx):
-    data = valid_backup(ctx)
+def test_many_problems_are_cut_to_a_readable_list(ctx, backup_file):
+    data = backup_file()
     for game in data["games"]:  # 3 + 5 + 2 rounds
         for round_ in game["rounds"]:
             round_["state"] = "done"
@@ -685,8 +706,8 @@ def test_times_with_an_offset_are_stored_as_that_moment_in_utc(db_ctx):
 
 
 @pytest.mark.parametrize("when", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:30:00+01:00"])
-def test_a_time_that_is_out_of_range_in_utc_is_refused(ctx, when):
-    data = valid_backup(ctx)
+def test_a_time_that_is_out_of_range_in_utc_is_refused(ctx, backup_file, when):
+    data = backup_file()
     data["games"][0]["created_at"] = when
     with pytest.raises(exchange.ImportProblem) as refused:
         exchange.parse(json.dumps(data).encode())
@@ -777,8 +798,10 @@ def refused_problems(data) -> list[str]:
         ),
     ],
 )
-def test_numbers_and_texts_beyond_what_the_database_holds_are_refused(ctx, change, problem):
-    data = valid_backup(ctx)
+def test_numbers_and_texts_beyond_what_the_database_holds_are_refused(
+    ctx, backup_file, change, problem
+):
+    data = backup_file()
     change(data)
     assert refused_problems(data) == [problem]
 
@@ -819,13 +842,15 @@ def test_a_file_with_too_many_players_is_refused_at_once(client, app):
     assert elapsed < 10, f"took {elapsed:.1f} s"
 
 
-def test_a_file_with_too_many_games_or_rounds_is_refused_before_its_records_are_read(ctx):
-    data = valid_backup(ctx)
+def test_a_file_with_too_many_games_or_rounds_is_refused_before_its_records_are_read(
+    ctx, backup_file
+):
+    data = backup_file()
     data["games"] = [{}] * 100_001
     assert refused_problems(data) == [
         "This file lists more than 100000 games; at most 100000 can be restored at once."
     ]
-    data = valid_backup(ctx)
+    data = backup_file()
     data["games"][1]["rounds"] = [{}] * 61
     data["games"][2]["history"] = [{}] * 100_001
     assert refused_problems(data) == [
@@ -961,8 +986,8 @@ def entry_of(data: dict, position: int) -> dict:
         ),
     ],
 )
-def test_a_history_entry_must_be_what_the_app_records(ctx, change, problem):
-    data = valid_backup_v1(ctx)
+def test_a_history_entry_must_be_what_the_app_records(ctx, backup_file, change, problem):
+    data = backup_file(version=1)
     change(data)
     assert refused_problems(data) == [problem]
 
@@ -977,8 +1002,10 @@ def test_a_history_entry_must_be_what_the_app_records(ctx, change, problem):
         ([2, 2], 3, "game 1: two history entries have the same version."),
     ],
 )
-def test_history_versions_end_at_the_game_s_version(ctx, versions, game_version, problem):
-    data = valid_backup(ctx)
+def test_history_versions_end_at_the_game_s_version(
+    ctx, backup_file, versions, game_version, problem
+):
+    data = backup_file()
     data["games"][0]["version"] = game_version
     for entry, version in zip(data["games"][0]["history"], versions, strict=True):
         entry["version"] = version
@@ -1087,10 +1114,10 @@ def mutate(data, path, rng) -> None:
         parent[last] = rng.choice(ODD_VALUES)
 
 
-def test_the_quick_check_judges_every_file_as_jsonschema_does(ctx):
+def test_the_quick_check_judges_every_file_as_jsonschema_does(ctx, backup_file):
     import random
 
-    base = valid_backup(ctx)
+    base = backup_file()
     base["games"] = base["games"][:2]
     places = list(paths_in(base))[1:]
     quick, full = exchange_schema.quick_check(), exchange_schema.validator()
@@ -1233,14 +1260,16 @@ def test_a_plus_minus_one_round_whose_bids_add_up_is_refused(ctx):
         ),
     ],
 )
-def test_rounds_must_follow_the_plan_and_the_game_s_status(ctx, change, problem):
-    data = valid_backup(ctx)
+def test_rounds_must_follow_the_plan_and_the_game_s_status(ctx, backup_file, change, problem):
+    data = backup_file()
     change(data)
     assert refused_problems(data) == [problem]
 
 
-def test_an_abandoned_game_may_stop_anywhere_and_a_custom_plan_is_the_current_one(ctx):
-    data = valid_backup(ctx)
+def test_an_abandoned_game_may_stop_anywhere_and_a_custom_plan_is_the_current_one(
+    ctx, backup_file
+):
+    data = backup_file()
     data["games"][2]["status"] = "abandoned"  # both its rounds played: abandoned anyway
     data["games"][1]["status"] = "abandoned"  # round 5 still being bid
     # A custom plan whose later rounds were changed: the stored plan is the one in force.
@@ -1607,8 +1636,8 @@ def test_undo_through_a_compact_history_gives_back_each_earlier_state(ctx, clien
     assert len(seen) == 90  # 89 changes undone, then nothing left to undo
 
 
-def test_a_live_token_shorter_than_the_app_makes_them_is_refused_with_its_place(ctx):
-    data = valid_backup(ctx)
+def test_a_live_token_shorter_than_the_app_makes_them_is_refused_with_its_place(ctx, backup_file):
+    data = backup_file()
     data["games"][1]["live_token"] = "a"
     assert refused_problems(data) == ["game 2: the live link token is not valid."]
 
