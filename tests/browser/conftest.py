@@ -92,7 +92,11 @@ class LiveServer:
         self.app = app
         self._server = make_server("127.0.0.1", 0, app, threaded=True)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the loop to look at its flag: every poll_interval (0.5 s by
+        # default, half a second at the end of each browser test).
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     def __enter__(self) -> "LiveServer":
         self._thread.start()
