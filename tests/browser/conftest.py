@@ -12,9 +12,7 @@ from flask import Flask
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 from werkzeug.serving import make_server
 
-from scorekeeper import create_app
-from scorekeeper.extensions import db
-from tests.conftest import IN_CI, make_config
+from tests.conftest import IN_CI, _app_with_tables, make_config
 
 PHONE = {"width": 390, "height": 844}
 CHROMIUM_ARGS = [
@@ -109,14 +107,12 @@ class LiveServer:
 
 
 @pytest.fixture
-def live_server(sqlite_uri: str) -> Iterator[LiveServer]:
-    app = create_app(make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True))
-    with app.app_context():
-        db.create_all()
-    with LiveServer(app) as server:
-        yield server
-    with app.app_context():
-        db.engine.dispose()
+def live_server(sqlite_uri: str, sqlite_tables: Path) -> Iterator[LiveServer]:
+    config = make_config(SQLALCHEMY_DATABASE_URI=sqlite_uri, WTF_CSRF_ENABLED=True)
+    # A copy of the empty tables, as the view tests' app (create_all was most of the set-up).
+    for app in _app_with_tables(config, sqlite_tables):
+        with LiveServer(app) as server:
+            yield server
 
 
 def new_context(browser: Browser, **options: object) -> BrowserContext:
