@@ -6,14 +6,17 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from types import CodeType
 
+import jinja2
+import jinja2.bccache
 import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.routing import Rule
 
-from scorekeeper import create_app
+from scorekeeper import ScorekeeperFlask, create_app
 from scorekeeper.extensions import db
 
 IN_CI = bool(os.environ.get("CI"))
@@ -47,6 +50,34 @@ def _share_url_builders() -> None:
 
 
 _share_url_builders()
+
+
+class _SharedTemplateCode(jinja2.BytecodeCache):
+    """The compiled code of each template, kept for every app of the test process.
+
+    Each test's app has a template environment of its own, and compiled every page it
+    rendered again (Jinja's lexer, parser, optimiser and ``compile``): a third of the time of
+    tests/test_play.py, profiled. The apps' environments are made alike by ``create_app``, so
+    a template's code (checked against the source's checksum) serves them all; each
+    environment still makes its own template objects from it, with its own globals."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, tuple[str, CodeType]] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        checksum, code = self.code.get(bucket.key, (None, None))
+        if checksum == bucket.checksum:
+            bucket.code = code
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.code is not None:
+            self.code[bucket.key] = (bucket.checksum, bucket.code)
+
+
+ScorekeeperFlask.jinja_options = {
+    **ScorekeeperFlask.jinja_options,
+    "bytecode_cache": _SharedTemplateCode(),
+}
 
 
 # Host names the tests open the app at besides localhost and 127.0.0.1: the browser tests'
