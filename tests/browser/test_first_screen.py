@@ -2,7 +2,8 @@
 six players of 16-character names at 320×568, 360×640 and 375×667 — the step's controls (the
 trump buttons; the last bidder's pad with the forbidden bid's reason; the countdown and Save)
 and the bar pinned to the bottom, with nothing wider than the screen. Also: a bid made is
-fixed in two taps, and every page state fits 320 px in every language."""
+fixed in two taps, and every page state fits 320 px in every language, each suit's name inside
+its button."""
 
 from __future__ import annotations
 
@@ -127,6 +128,15 @@ def test_every_step_fits_the_first_screen_in_every_language(browser, live_server
     assert not problems, "\n".join(problems)
 
 
+# Each suit's name fits its button ("Diamantes", "Karo", "Quadri" …).
+SUIT_NAMES = """() => Array.from(document.querySelectorAll('.suit'), button => {
+  const name = button.querySelector('.suit-name');
+  if (!name) return null;
+  const [inner, outer] = [name, button].map(el => el.getBoundingClientRect().width);
+  return inner <= outer ? null : `${name.textContent.trim()} ${inner} px in a ${outer} px button`;
+}).filter(Boolean)"""
+
+
 # One test per language: each is a few seconds, and the parallel workers share them out.
 @pytest.mark.parametrize("language", LANGUAGES[1:])
 def test_every_page_state_fits_320_px_in_every_language(browser, live_server, language):
@@ -140,6 +150,7 @@ def test_every_page_state_fits_320_px_in_every_language(browser, live_server, la
             open_state(page, live_server.url, state)
             if (extra := sideways(page)) > 0:
                 problems.append(f"{language} {state.name}: scrolls sideways by {extra} px")
+            problems += [f"{language} {state.name}: {p}" for p in page.evaluate(SUIT_NAMES)]
     finally:
         context.close()
     assert not problems, "\n".join(problems)

@@ -1,12 +1,12 @@
-"""A whole round in Portuguese and in German at phone size, and every step at 320 px in each
-language: chosen on the page, or taken from the browser's language."""
+"""A whole round in Portuguese and in German at phone size: the language chosen on the page,
+or taken from the browser's language. (Every step and page at 320 px in each language, and
+each suit's name inside its button: test_first_screen.py.)"""
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.factories import new_game
 
-NARROW = {"width": 320, "height": 640}
 # What the table says in each language (from the catalogues: the players' words).
 WORDS = {
     "pt": {"round": "Rodada 1", "trump": "Copas", "save": "Salvar rodada"},
@@ -34,11 +34,6 @@ def play_round(page: Page, words: dict) -> None:
     expect(page.locator("#table")).not_to_have_attribute("data-version", version)
 
 
-def no_sideways_scroll(page: Page) -> None:
-    width = page.evaluate("document.documentElement.clientWidth")
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
-
-
 def test_a_round_in_portuguese_through_the_language_switch(page, live_server, screenshot):
     game_id = start_game(live_server)
     page.goto(f"{live_server.url}/games/{game_id}")
@@ -58,35 +53,6 @@ def test_a_round_in_german_from_the_browser_language(phone, live_server, screens
     play_round(page, WORDS["de"])
     expect(page.locator("h1")).to_contain_text("Runde 2")
     screenshot(page, "language-de-after-round-1")
-
-
-@pytest.mark.parametrize("language", ["pt", "es", "it", "de", "fr"])
-def test_every_step_fits_320_px_in_each_language(phone, live_server, screenshot, language):
-    page = phone(locale=language)
-    page.set_viewport_size(NARROW)
-    game_id = start_game(live_server)
-    page.goto(f"{live_server.url}/games/{game_id}")
-    for step in ("trump", "bids", "tricks"):
-        no_sideways_scroll(page)
-        for button in page.locator(".suit").all():
-            # The suit's name fits its button ("Diamantes", "Karo", "Quadri" …).
-            name = button.locator(".suit-name")
-            if name.count():
-                assert name.bounding_box()["width"] <= button.bounding_box()["width"]
-        screenshot(page, f"language-{language}-320-{step}")
-        if step == "trump":
-            page.locator(".trump-row").first.locator("button.suit").nth(2).click()
-            page.wait_for_selector(".bid-form")
-        elif step == "bids":
-            for value in (1, 0, 0):
-                version = page.locator("#table").get_attribute("data-version")
-                page.locator(f'.bid-button[value="{value}"]').click()
-                expect(page.locator("#table")).not_to_have_attribute("data-version", version)
-    page.goto(f"{live_server.url}/games/new")
-    no_sideways_scroll(page)
-    screenshot(page, f"language-{language}-320-setup")
-    page.goto(f"{live_server.url}/rules")
-    no_sideways_scroll(page)
 
 
 @pytest.mark.parametrize(
