@@ -432,6 +432,15 @@ LIMIT_TABLES = frozenset({"login_guesses"})
 
 def fingerprint(connection: sa.Connection) -> dict[str, tuple[int, Any]]:
     """Every table's row count and largest id (a row added, removed or replaced shows)."""
+    names, query = _fingerprint_query()
+    values = connection.execute(query).one()
+    return {name: (values[2 * i], values[2 * i + 1]) for i, name in enumerate(names)}
+
+
+@functools.cache
+def _fingerprint_query() -> tuple[list[str], sa.Select]:
+    """The tables :func:`fingerprint` looks at and its one query, built once (twice per
+    example, building it took 4.5 of its 5 ms: a fifth of an example's time)."""
     columns = []
     names = []
     for table in db.metadata.sorted_tables:
@@ -444,8 +453,7 @@ def fingerprint(connection: sa.Connection) -> dict[str, tuple[int, Any]]:
         columns.append(
             sa.select(sa.func.max(key)).scalar_subquery() if key is not None else sa.literal(0)
         )
-    values = connection.execute(sa.select(*columns)).one()
-    return {name: (values[2 * i], values[2 * i + 1]) for i, name in enumerate(names)}
+    return names, sa.select(*columns)
 
 
 @dataclass(frozen=True)
