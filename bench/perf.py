@@ -145,6 +145,8 @@ def reset_sequences(url: str) -> None:
 
 # The table step as a table sees it halfway through a game: its history read for undo.
 LONG_TABLE = "table step, round 13 (74 changes)"
+PHONE_TABLE = "table step, the phone's session"
+PHONE_TABLE_HTMX = "table step, session, htmx part"
 
 
 def play_to_round_13(app) -> int:
@@ -724,6 +726,13 @@ def main() -> None:
                 headers["If-None-Match"] = etag
                 status = 304
             targets[name] = (path, headers, status)
+        # Beside the targets (no target of their own): the step as the table's phone meets
+        # it, with the session cookie its first visit got (no session or form token made
+        # again), and as htmx asks for it after each save (the step's part only).
+        table = pages["table step (bids, 4 players)"]
+        cookie = fetch(app_port, table, ACCEPT)[1].get("Set-Cookie", "").split(";")[0]
+        targets[PHONE_TABLE] = (table, ACCEPT | {"Cookie": cookie}, 200)
+        targets[PHONE_TABLE_HTMX] = (table, ACCEPT | HTMX | {"Cookie": cookie}, 200)
         for name, (path, headers, status) in targets.items():
             answer = fetch(app_port, path, headers)[0]
             if answer != status:
