@@ -4,7 +4,7 @@ through the app's own write path as the setup page does (:func:`new_game`)."""
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -14,6 +14,7 @@ from scorekeeper.extensions import db
 from scorekeeper.models import (
     Change,
     Entry,
+    Event,
     Game,
     GameStatus,
     Player,
@@ -95,6 +96,14 @@ def make_game(
     if commit:
         db.session.commit()
     return game
+
+
+def empty_event(name: str = "Night", day: date = date(2026, 1, 1)) -> Event:
+    """An event with no players or sessions yet (stored): enough for its board and page."""
+    found = Event(name=name, day=day, table_size=4, session_count=1, rules={}, method="placement")
+    db.session.add(found)
+    db.session.commit()
+    return found
 
 
 def new_game(

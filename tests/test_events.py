@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import Event, EventSession, EventTable, Game, GameStatus
+from tests.factories import empty_event
 from tests.play_helpers import bid, correction, play_round, post, sheet_totals, text, tricks, trump
 
 NAMES = ["Ann", "Bob", "Cy", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"]
@@ -479,16 +480,7 @@ def test_the_board_is_open_without_the_password_and_the_event_page_is_not(tmp_pa
     )
     with app.app_context():
         db.create_all()
-        event = Event(
-            name="Night",
-            day=__import__("datetime").date(2026, 1, 1),
-            table_size=4,
-            session_count=1,
-            rules={},
-            method="placement",
-        )
-        db.session.add(event)
-        db.session.commit()
+        event = empty_event()
         token, event_id = event.board_token, event.id
     client = app.test_client()
     assert client.get(f"/events/board/{token}").status_code == 200
@@ -800,17 +792,7 @@ def test_the_board_links_under_each_visitors_own_path_prefix(tmp_path):
     )
     with app.app_context():
         db.create_all()
-        event = Event(
-            name="Prefixed night",
-            day=date(2026, 1, 2),
-            table_size=4,
-            session_count=1,
-            rules={},
-            method="placement",
-        )
-        db.session.add(event)
-        db.session.commit()
-        token = event.board_token
+        token = empty_event("Prefixed night", date(2026, 1, 2)).board_token
     client = app.test_client()
     link = re.compile(r'(?:href|src|hx-get|data-[a-z-]+)="(/[^"]*)"')
     for prefix in ("/club", "/other", "", "/club"):

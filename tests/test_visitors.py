@@ -5,7 +5,6 @@ that writes gives each visitor tokens of their own, and every form on it posts â
 refused the ordinary way, never 400 "Page expired"."""
 
 import re
-from datetime import date
 from html.parser import HTMLParser
 
 import pytest
@@ -13,9 +12,9 @@ from werkzeug.datastructures import MultiDict
 
 from scorekeeper import gameplay, queries, rules, seat_links
 from scorekeeper.extensions import db
-from scorekeeper.models import Entry, Event, Game
+from scorekeeper.models import Entry, Game
 from tests.conftest import _app_with_tables, make_config
-from tests.factories import make_game, random_rounds
+from tests.factories import empty_event, make_game, random_rounds
 
 PASSWORD = "wizard"
 
@@ -117,16 +116,7 @@ def seed_pages(app) -> tuple[list[str], list[str]]:
             ),
         )
         seat_links.renew(started, [0, 1, 2])
-        event = Event(
-            name="Night",
-            day=date(2026, 1, 1),
-            table_size=4,
-            session_count=1,
-            rules={},
-            method="placement",
-        )
-        db.session.add(event)
-        db.session.commit()
+        event = empty_event()
         token = queries.seat_links(db.session.get(Game, started.id))[1]
         live = db.session.get(Game, half.id).live_token
         player_id = finished.seats[0].player_id
