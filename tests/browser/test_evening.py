@@ -150,7 +150,9 @@ def test_an_evening_with_six_phones_on_the_real_server(server, phones):
     # Live view: the watchers' link and a link for every player.
     table.get_by_role("link", name="Live view").click()
     live = path_of(table.locator(".qr figcaption a").first.get_attribute("href"))
-    table.get_by_role("button", name="Make a link for every player").click()
+    make_links = table.get_by_role("button", name="Make a link for every player")
+    make_links.click()
+    expect(make_links).to_have_count(0)  # the page after the post, every player with a link
     seat_links = {
         item.locator("h3").inner_text(): path_of(
             item.locator("figcaption a").get_attribute("href")

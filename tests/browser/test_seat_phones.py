@@ -20,7 +20,12 @@ def seat_links(table: Page, url: str, game_id: int) -> dict[str, str]:
     """From the table: Live view, then a link for every player, read off the share page."""
     table.goto(f"{url}/games/{game_id}")
     table.get_by_role("link", name="Live view").click()
-    table.get_by_role("button", name="Make a link for every player").click()
+    make_links = table.get_by_role("button", name="Make a link for every player")
+    make_links.click()
+    # The click posts and the browser follows to the share page again, which offers the
+    # button only while a player has no link: wait for it to go (``all()`` reads whatever
+    # page is there at once, the old one's names without links included).
+    expect(make_links).to_have_count(0)
     found = {}
     for item in table.locator(".phone-links li").all():
         name = item.locator("h3").inner_text()
