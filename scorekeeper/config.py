@@ -151,6 +151,10 @@ def configure(app: Flask, overrides: dict | None) -> None:
         # Responses compressed as the browser asks (Flask-Compress): Brotli, else gzip.
         COMPRESS_ALGORITHM=["br", "gzip"],
         COMPRESS_ALGORITHM_STREAMING=["br", "gzip"],
+        # Brotli's quality 2, not Flask-Compress's 4: a page is compressed on every request,
+        # and at 4 that was a tenth of a table step's time (0.2 ms of 2.2) for 7 % fewer bytes
+        # (3,285 against 3,511 for the step; 5.4 against 5.8 KB for the setup page).
+        COMPRESS_BR_LEVEL=2,
         # Behind reverse proxies: how many of them set X-Forwarded-For/-Proto/-Host/-Port/
         # -Prefix (0: none, the headers are ignored). See trust_proxies.
         TRUSTED_PROXIES=0,
