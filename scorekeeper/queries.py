@@ -489,10 +489,6 @@ def read_event(event_id: int) -> EventRead:
     for row in connection.execute(_EVENT_GAME_SEATS_READ, arguments):
         game = games[row.game_id]
         game.seats.append(_seat_of(row, game, person(row)))
-    if event.sessions:
-        # The rules of the latest session's games, the ones the board shows the plan of.
-        latest = event.sessions[-1].tables
-        records.read_rules_of(table.game for table in latest if table.game is not None)
     return event
 
 
@@ -741,12 +737,11 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
     by_game: dict[int, list[sa.Row[Any]]] = defaultdict(list)
     for row in connection.execute(_LISTED_RESULTS, {"ids": [game.id for game in games]}):
         by_game[row.game_id].append(row)
-    parsed = _rules_parser()
     listings = [
         GameListing(
             game=game,
             names=tuple(row.name for row in by_game[game.id]),
-            rules=parsed(game.rules_text),
+            rules=records.stored_rules_text(game.rules_text),
             outcome=results.outcome(by_game[game.id]),
         )
         for game in games
@@ -758,8 +753,8 @@ def games_page(game_filter: GameFilter, page: int) -> GamesPage:
 # The games list's statements, built once as the reads above (building them at each visit,
 # through the ORM's attributes, was a fifth of the list's queries; pyinstrument). A game's
 # rules come as the stored JSON text: games played under the same rules have the same text,
-# which is decoded and read once per page (decoding every row's rules, then writing each back
-# out as a key, was a twelfth of the games list; cProfile).
+# which is decoded and read once per process (records.stored_rules_text; decoding every row's
+# rules, then writing each back out as a key, was a twelfth of the games list; cProfile).
 _GAME_COUNT = sa.select(sa.func.count()).select_from(_GAMES)
 _LISTED_GAMES = (
     sa.select(
@@ -780,18 +775,6 @@ _LISTED_RESULTS = (
     .where(_SEAT_RESULTS.c.game_id.in_(sa.bindparam("ids", expanding=True)))
     .order_by(_SEAT_RESULTS.c.game_id, _SEAT_RESULTS.c.seat)
 )
-
-
-def _rules_parser() -> Any:
-    """GameRules.from_dict of a stored rules text, read once per distinct text in one page."""
-    parsed: dict[str, rules.GameRules] = {}
-
-    def parse(stored: str) -> rules.GameRules:
-        if (found := parsed.get(stored)) is None:
-            found = parsed[stored] = rules.GameRules.from_dict(json.loads(stored))
-        return found
-
-    return parse
 
 
 # --- players -------------------------------------------------------------------------------

@@ -5,40 +5,62 @@ export) goes through here, so the rules module stays the only place scores come 
 """
 
 import json
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from cachetools import LRUCache
 
 from . import rules
 from .models import Game, Round, RoundState
+
+# The rules read from stored values, by the value as written: a club plays under a handful of
+# rule sets, and reading one checks the whole set (GameRules.from_dict, 29 µs; a round
+# screen, a sheet, a live board and a game's page each read their game's). A GameRules is
+# frozen and holds only immutable values, so one reading serves every request and thread; a
+# stored value that does not read raises each time and is never kept.
+_READ_RULES: LRUCache[str, rules.GameRules] = LRUCache(maxsize=256)
+_READ_RULES_LOCK = threading.Lock()
+
+
+def _remembered(key: str, read: Any) -> rules.GameRules:
+    with _READ_RULES_LOCK:
+        found = _READ_RULES.get(key)
+    if found is None:
+        found = read()
+        with _READ_RULES_LOCK:
+            _READ_RULES[key] = found
+    return found
+
+
+def stored_rules(stored: Mapping[str, Any]) -> rules.GameRules:
+    """The rules of a stored JSON value (as decoded: str, int, float, bool, None, lists and
+    dicts), read once per process for each value. Its ``repr`` is the key: it tells every
+    such value apart (``1`` from ``True`` and ``1.0``), and the same rules written in
+    another key order are only read once more."""
+    return _remembered(repr(stored), lambda: rules.GameRules.from_dict(stored))
+
+
+def stored_rules_text(text: str) -> rules.GameRules:
+    """The rules of a stored JSON text (the games list reads the column as text), read once
+    per process for each text."""
+    return _remembered(text, lambda: rules.GameRules.from_dict(json.loads(text)))
 
 
 def rules_of(game: Game) -> rules.GameRules:
     """The rules a game is played under, as the rules module's value.
 
-    Read once per loaded game: a round screen asks nine times, and each reading checks the
-    whole set again (a fifteenth of a table step, cProfile). Kept on the instance with the
+    Read once per loaded game: a round screen asks nine times (a fifteenth of a table step,
+    cProfile, when each asking read the stored value again). Kept on the instance with the
     stored value it was read from; a write stores a new value (the JSON column is never
     changed in place), and an expired or reloaded game gives another, so a change is read."""
     stored = game.rules
     kept = game.__dict__.get("_rules_read")
     if kept is not None and kept[0] is stored:
         return kept[1]
-    read = rules.GameRules.from_dict(stored)
+    read = stored_rules(stored)
     game.__dict__["_rules_read"] = (stored, read)
     return read
-
-
-def read_rules_of(games: Iterable[Game]) -> None:
-    """Read the rules of many games at once (an event's tables), as :func:`rules_of` reads
-    each: games stored with the same value share one reading, checked once (an event's games
-    mostly are; a check was a tenth of an event board, cProfile)."""
-    read: dict[str, rules.GameRules] = {}
-    for game in games:
-        stored = game.rules
-        written = json.dumps(stored, sort_keys=True)
-        found = read.get(written)
-        if found is None:
-            found = read[written] = rules.GameRules.from_dict(stored)
-        game.__dict__["_rules_read"] = (stored, found)
 
 
 def record_from(

@@ -60,13 +60,18 @@ class Table:
         first_dealer: int = 0,
         bid_rule: str = "free",
         bid_reveal: str = "open",
+        custom: str | None = None,
     ) -> Played:
+        """A game of ``rounds`` rounds (the standard plan cut after them), or of the hand
+        sizes ``custom`` lists ("1, 3, 2")."""
         token = csrf_token(self.visitor.get("/games/new").body)
         data = [("csrf_token", token)] + [("seats", name) for name in names]
+        plan = [("plan", "first_n"), ("plan_rounds", str(rounds))]
+        if custom is not None:
+            plan = [("plan", "custom"), ("plan_custom", custom)]
         data += [
             ("first_dealer", str(first_dealer)),
-            ("plan", "first_n"),
-            ("plan_rounds", str(rounds)),
+            *plan,
             ("bid_rule", bid_rule),
             ("bid_reveal", bid_reveal),
             ("action", "start"),

@@ -249,3 +249,20 @@ def test_play_again_after_a_game_stored_before_deals_quick_play_as_published(ctx
     assert again.rules["plan"] == {"kind": "quick", "start": 2}
     assert again.rules["tie_break"] == "bid_sum"
     assert records.rules_of(db.session.get(Game, game.id)).hand_sizes[0] == 1
+
+
+def test_rules_read_once_per_stored_value_tell_equal_looking_values_apart():
+    """records.stored_rules keeps one reading per stored value: values that compare equal
+    but are not the same JSON (True and 1, 4 and 4.0) are read each on their own, and one
+    that does not read is refused every time, not remembered."""
+    assert records.stored_rules({"players": 4, "saboteur": True}).saboteur is True
+    with pytest.raises(rules.RulesError):
+        records.stored_rules({"players": 4, "saboteur": 1})
+    with pytest.raises(rules.RulesError):
+        records.stored_rules({"players": 4, "saboteur": 1})
+    assert records.stored_rules({"players": 4}).players == 4
+    with pytest.raises(rules.RulesError):
+        records.stored_rules({"players": 4.0})
+    text = json.dumps({"players": 5, "plan": {"kind": "custom", "custom": [1, 2]}})
+    assert records.stored_rules_text(text).plan.custom == (1, 2)
+    assert records.stored_rules_text(text) is records.stored_rules_text(text)

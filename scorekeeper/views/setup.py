@@ -17,6 +17,7 @@ from ..forms.base import new_request_key, whole_number
 from ..i18n import gettext as _
 from ..models import name_key
 from ..queries import RosterName, last_started_rules, roster_by_games_played
+from ..records import stored_rules
 from .rendering import render
 
 bp = Blueprint("setup", __name__)
@@ -116,7 +117,7 @@ def first_form() -> forms.NewGameForm:
     official rules (the form's defaults). Rules that no longer read are left out."""
     stored = last_started_rules()
     try:
-        last = rules.GameRules.from_dict(stored) if stored is not None else None
+        last = stored_rules(stored) if stored is not None else None
     except (rules.RulesError, TypeError):
         last = None
     return forms.NewGameForm(data=forms.choices_of(last) if last else None)
