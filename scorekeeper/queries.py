@@ -222,6 +222,7 @@ class GameRead(_Read):
     it; its ``changes`` are read when asked for (:class:`History`)."""
 
     seats: list[SeatRead]
+    link_tokens: dict[int, str]  # each seat's own phone's link, by position
     rounds: list[RoundRead]
 
     @property
@@ -237,16 +238,21 @@ _SEATS = Seat.__table__
 _ROUNDS = Round.__table__
 _ENTRIES = Entry.__table__
 _CHANGES = Change.__table__
+_LINKS = SeatLink.__table__
 _GAME_ID = sa.bindparam("game_id")
 _GAME_READ = sa.select(Game.__table__).where(Game.__table__.c.id == _GAME_ID)
+# Each seat with its player and its own phone's link token, if any (one link per seat: the
+# link's key is the seat), so a round screen needs no query of its own for the links.
 _SEATS_READ = (
     sa.select(
         _SEATS,
         _PLAYERS.c.name.label("player_name"),
         _PLAYERS.c.name_key.label("player_name_key"),
         _PLAYERS.c.created_at.label("player_created_at"),
+        _LINKS.c.token.label("link_token"),
     )
     .join(_PLAYERS, _PLAYERS.c.id == _SEATS.c.player_id)
+    .outerjoin(_LINKS, _LINKS.c.seat_id == _SEATS.c.id)
     .where(_SEATS.c.game_id == _GAME_ID)
     .order_by(_SEATS.c.position)
 )
@@ -307,8 +313,11 @@ def read_game(game_id: int) -> GameRead:
         abort(404, description=_("There is no game %(number)s.", number=game_id))
     game = GameRead(found._mapping)
     game.seats = []
+    game.link_tokens = {}
     for row in connection.execute(_SEATS_READ, {"game_id": game_id}):
         game.seats.append(_seat_of(row, game, _player_of(row)))
+        if row.link_token is not None:
+            game.link_tokens[row.position] = row.link_token
     game.rounds = []
     found = connection.execute(_ROUNDS_READ, {"game_id": game_id})
     names = tuple(found.keys())
@@ -573,7 +582,6 @@ def game_version(game_id: int) -> int | None:
 
 # --- each player's own phone ----------------------------------------------------------------
 
-_LINKS = SeatLink.__table__
 _SEAT_VERSION = (
     sa.select(_GAMES.c.id, _GAMES.c.version, _SEATS.c.position)
     .select_from(_LINKS.join(_SEATS, _SEATS.c.id == _LINKS.c.seat_id))
@@ -601,7 +609,10 @@ _SEAT_LINKS = (
 
 
 def seat_links(game: Game | GameRead) -> dict[int, str]:
-    """The tokens of a game's seat links, by seat position."""
+    """The tokens of a game's seat links, by seat position (as :func:`read_game` read them
+    with the seats, else read now)."""
+    if (read := game.__dict__.get("link_tokens")) is not None:
+        return dict(read)
     rows = db.session.connection().execute(_SEAT_LINKS, {"game_id": game.id})
     return {position: token for position, token in rows}
 

@@ -239,6 +239,32 @@ def test_the_plan_tag_changes_with_the_plan_the_names_and_the_language(ctx, clie
     assert len(set(seen)) == 4
 
 
+def test_the_round_screen_s_plan_tag_follows_the_players_own_phones(ctx, client):
+    # The round screen reads each seat's link with its seats: making a player's link, then
+    # turning it off, changes the tag it carries, as the plan (rounds or none) changes.
+    game_id = new_game(NAMES)
+
+    def screen_tag() -> str:
+        found = re.search(r'data-offline-tag="([^"]+)"', client.get(f"/games/{game_id}").text)
+        assert found
+        return found.group(1)
+
+    def plan_tag() -> str:
+        return client.get(f"/games/{game_id}/offline").get_json()["tag"]
+
+    without = screen_tag()
+    assert plan_tag() == without
+    assert client.post(f"/games/{game_id}/seat-links", data={"seat": 2}).status_code == 303
+    with_link = screen_tag()
+    assert with_link != without
+    assert plan_tag() == with_link
+    assert (
+        client.get(f"/games/{game_id}/offline").get_json()["plan"]["unavailable"] == "own_phones"
+    )
+    assert client.post(f"/games/{game_id}/seat-links/off", data={"seat": 2}).status_code == 303
+    assert screen_tag() == without == plan_tag()
+
+
 def test_a_kept_round_refused_before_the_view_is_answered_in_json(csrf_app):
     # offline.js asks for JSON: an expired form token says so (the script fetches a fresh one
     # and sends again) instead of an error page it took for a lost network; other errors
