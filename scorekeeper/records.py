@@ -37,14 +37,15 @@ def stored_rules(stored: Mapping[str, Any]) -> rules.GameRules:
     """The rules of a stored JSON value (as decoded: str, int, float, bool, None, lists and
     dicts), read once per process for each value. Its ``repr`` is the key: it tells every
     such value apart (``1`` from ``True`` and ``1.0``), and the same rules written in
-    another key order are only read once more."""
-    return _remembered(repr(stored), lambda: rules.GameRules.from_dict(stored))
+    another key order are only read once more. (Keys say which kind they are: a ``repr``
+    and a JSON text can be the same string.)"""
+    return _remembered(f"value {stored!r}", lambda: rules.GameRules.from_dict(stored))
 
 
 def stored_rules_text(text: str) -> rules.GameRules:
     """The rules of a stored JSON text (the games list reads the column as text), read once
     per process for each text."""
-    return _remembered(text, lambda: rules.GameRules.from_dict(json.loads(text)))
+    return _remembered(f"text {text}", lambda: rules.GameRules.from_dict(json.loads(text)))
 
 
 def rules_of(game: Game) -> rules.GameRules:
