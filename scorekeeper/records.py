@@ -6,7 +6,7 @@ export) goes through here, so the rules module stays the only place scores come 
 
 import json
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from cachetools import LRUCache
@@ -23,7 +23,7 @@ _READ_RULES: LRUCache[str, rules.GameRules] = LRUCache(maxsize=256)
 _READ_RULES_LOCK = threading.Lock()
 
 
-def _remembered(key: str, read: Any) -> rules.GameRules:
+def _remembered(key: str, read: Callable[[], rules.GameRules]) -> rules.GameRules:
     with _READ_RULES_LOCK:
         found = _READ_RULES.get(key)
     if found is None:
