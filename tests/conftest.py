@@ -1,7 +1,10 @@
 """Shared fixtures: a fresh app and database per test, on SQLite and PostgreSQL."""
 
+import ctypes
 import os
 import shutil
+import signal
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -21,6 +24,22 @@ from scorekeeper.extensions import db
 
 IN_CI = bool(os.environ.get("CI"))
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+
+# Linux's prctl, found before any fork: a child must not load a library between fork and exec.
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
+_PR_SET_PDEATHSIG = 1
+
+
+def ends_with_tests() -> None:
+    """``preexec_fn`` of a server a test starts: it gets SIGTERM (and shuts down as on a
+    host's stop) when the test process that started it ends, however that ends. A pytest
+    killed by a timeout or an impatient developer skips the fixtures' teardown; its servers
+    (granian and two workers each) then kept serving and spinning on a core for the rest of
+    the machine's day, under later test runs and benchmarks. Kept across ``exec`` (``flask
+    serve`` execs granian); pytest-xdist runs tests in each worker's main thread, the one
+    whose end counts."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _share_url_builders() -> None:

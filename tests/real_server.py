@@ -36,7 +36,7 @@ import pytest
 import sqlalchemy as sa
 from werkzeug.datastructures import Headers
 
-from tests.conftest import IN_CI, POSTGRES_URL
+from tests.conftest import IN_CI, POSTGRES_URL, ends_with_tests
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 # The flask of this venv, as the Makefile's `$(BIN)/flask serve`.
@@ -124,6 +124,7 @@ class RealServer:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # its own process group: kill() ends every worker
+                preexec_fn=ends_with_tests,
             )
         self.starts += 1
         self._wait_until_served()

@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from scorekeeper import create_app
 from scorekeeper.extensions import db
 from scorekeeper.models import Player, PlayerChange
-from tests.conftest import IN_CI, POSTGRES_URL, make_config
+from tests.conftest import IN_CI, POSTGRES_URL, ends_with_tests, make_config
 from tests.factories import make_game
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL")
@@ -64,6 +64,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=ends_with_tests,
     )
     try:
         deadline = time.monotonic() + 10
@@ -133,6 +134,7 @@ def hosts(root: Path, count: int, **settings: str) -> Iterator[list[str]]:
                     env=host_environment(folder, **settings),
                     stdout=log,
                     stderr=subprocess.STDOUT,
+                    preexec_fn=ends_with_tests,
                 )
             )
             urls.append(f"http://127.0.0.1:{port}")

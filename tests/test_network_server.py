@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ends_with_tests
+
 MB = 1024 * 1024
 PASSWORD = "wizard"
 # The worker may grow by this much under any attack (the limit).
@@ -91,7 +93,9 @@ def server(tmp_path_factory) -> Iterator[Server]:
     command = [sys.executable, "-m", "flask", "--app", "scorekeeper", "serve"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--threads", "2"]
     log = (folder / "server.log").open("w")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=ends_with_tests
+    )
     try:
         deadline = time.monotonic() + 90
         while True:

@@ -26,7 +26,7 @@ import pytest
 
 from scorekeeper import config, create_app, minified, rules
 from scorekeeper.extensions import db
-from tests.conftest import make_config
+from tests.conftest import ends_with_tests, make_config
 from tests.factories import make_game
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -338,6 +338,7 @@ def served(installed: Installed) -> Iterator[tuple[int, dict]]:
         env=installed.env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        preexec_fn=ends_with_tests,
     )
     try:
         deadline = time.monotonic() + 30
