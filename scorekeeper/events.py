@@ -131,11 +131,6 @@ def load_event(event_id: int) -> Event:
     )
 
 
-def event_by_token(token: str) -> Event:
-    """The event whose read-only board link has this token; a 404 page when none has."""
-    return db.first_or_404(event_query().where(Event.board_token == token))
-
-
 # What moves what the board shows of a table's game: the rounds scored (and so the leaders,
 # the standings and "round x of y"), the plan's length, the game's end, a correction. A bid,
 # a trump or a dealer changes nothing there, so the board's polls stay "not modified".
