@@ -28,6 +28,10 @@ ACCESS_LOG_FORMAT = (
 LOG_CONFIG = Path(__file__).with_name("server-logging.json")
 # A request's head (its line and headers) must arrive within this: a slow one is dropped.
 HEADER_SECONDS = 10
+# How long a stop (Ctrl-C, SIGTERM) waits for each worker to finish its requests before it is
+# ended: as gunicorn's graceful timeout. Granian's own default waits for ever, and a worker
+# still starting when the stop comes (importing the app) misses it: the server never stopped.
+STOP_SECONDS = 30
 
 
 def lan_address() -> str:
@@ -99,13 +103,16 @@ def _move(source: sa.Engine, target: sa.Engine) -> move.Comparison:
     return move.compare(source, target, click.echo)
 
 
-def server_command(host: str, port: int, workers: int, threads: int) -> list[str]:
+def server_command(
+    host: str, port: int, workers: int, threads: int, stop_seconds: int = STOP_SECONDS
+) -> list[str]:
     """The production server's command line: the one place that says how the app is served.
 
     Granian, ``workers`` processes (a dead one is started again), each running the app in
     ``threads`` threads (:mod:`.serving`: the environment carries the number, see
     :func:`server_environment`). A request's head must arrive within 10 s and its body as
-    :mod:`.serving` says, read before any app thread is taken; the access log masks tokens."""
+    :mod:`.serving` says, read before any app thread is taken; the access log masks tokens.
+    On a stop a worker that has not ended after ``stop_seconds`` is killed."""
     return [
         sys.executable,
         "-m",
@@ -122,6 +129,8 @@ def server_command(host: str, port: int, workers: int, threads: int) -> list[str
         "--respawn-failed-workers",
         "--respawn-interval",
         "1",
+        "--workers-kill-timeout",
+        str(stop_seconds),
         "--http",
         "1",
         "--no-ws",
@@ -158,8 +167,17 @@ def init_app(app: Flask) -> None:
     @click.option("--port", default=8000, show_default=True, help="Port to listen on.")
     @click.option("--workers", default=2, show_default=True, help="Server processes.")
     @click.option("--threads", default=4, show_default=True, help="Threads per process.")
+    @click.option(
+        "--stop-seconds",
+        default=STOP_SECONDS,
+        show_default=True,
+        type=click.IntRange(1, 1800),
+        help="On a stop, how long a worker may finish its requests before it is ended.",
+    )
     @click.pass_context
-    def serve(context: click.Context, host: str, port: int, workers: int, threads: int) -> None:
+    def serve(
+        context: click.Context, host: str, port: int, workers: int, threads: int, stop_seconds: int
+    ) -> None:
         """Migrate the database, print the phone address, then serve the app (what `make run`
         does; the tests that play on the real server start exactly this)."""
         from flask_migrate import upgrade
@@ -172,7 +190,7 @@ def init_app(app: Flask) -> None:
         models.analyze(db.engine)
         db.engine.dispose()
         context.invoke(announce, port=port)
-        command = server_command(host, port, workers, threads)
+        command = server_command(host, port, workers, threads, stop_seconds)
         sys.stdout.flush()
         os.execve(command[0], command, server_environment(threads))
 

@@ -75,8 +75,10 @@ class RealServer:
         password: str | None = None,
         database_url: str | None = None,
         settings: dict[str, str] | None = None,
+        arguments: tuple[str, ...] = (),
     ) -> None:
         self.instance = instance
+        self.arguments = arguments  # more of `flask serve`'s options
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.password = password
@@ -109,10 +111,12 @@ class RealServer:
         env |= {f"SCOREKEEPER_{name}": value for name, value in self.settings.items()}
         return env
 
-    def start(self) -> None:
+    def start(self, wait: bool = True) -> None:
+        """Started, and (``wait``) until every worker has answered."""
         assert self._process is None, "already running"
         self.instance.mkdir(parents=True, exist_ok=True)
         command = [str(FLASK), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        command += self.arguments
         with self.log_path.open("a", encoding="utf-8") as log:
             log.write(f"=== start {self.starts + 1}: {' '.join(command)}\n")
             log.flush()
@@ -127,7 +131,8 @@ class RealServer:
                 preexec_fn=ends_with_tests,
             )
         self.starts += 1
-        self._wait_until_served()
+        if wait:
+            self._wait_until_served()
 
     def _wait_until_served(self) -> None:
         """Until /healthz answers — from every worker, where the access log names them."""
@@ -170,7 +175,8 @@ class RealServer:
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # its workers too
             process.wait()
             pytest.fail(f"the server did not stop in 30 s:\n{self.log()}")
 

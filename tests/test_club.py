@@ -6,10 +6,12 @@ two-host test needs PostgreSQL (``TEST_DATABASE_URL``) and redis (``TEST_REDIS_U
 ``CI`` set a failure, like the PostgreSQL leg.
 """
 
+import contextlib
 import http.cookiejar
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -135,6 +137,7 @@ def hosts(root: Path, count: int, **settings: str) -> Iterator[list[str]]:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     preexec_fn=ends_with_tests,
+                    start_new_session=True,  # its own process group, ended at the end
                 )
             )
             urls.append(f"http://127.0.0.1:{port}")
@@ -155,11 +158,12 @@ def hosts(root: Path, count: int, **settings: str) -> Iterator[list[str]]:
         for server in servers:
             server.terminate()
         for server in servers:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 server.wait(15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            # Whatever is left of it: a worker that was still starting when it was stopped.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
         for log in logs:
             log.close()
 

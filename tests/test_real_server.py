@@ -352,3 +352,42 @@ def test_a_worker_that_crashes_leaves_its_traceback_and_fails_the_guard(crashing
     assert f"{WORKERS + 1} workers booted" in dead
     with pytest.raises(AssertionError, match="a worker died"):
         server.assert_no_dead_worker()
+
+
+def test_a_stop_while_the_workers_start_ends_the_server_and_every_worker(tmp_path: Path):
+    """A host stops the server (SIGTERM, as systemd does) while its workers still start:
+    a worker importing the app misses granian's stop, and granian waited for it for ever (the
+    server never stopped; a test's teardown left the worker serving on). `flask serve` ends a
+    worker still running ``--stop-seconds`` after the stop."""
+    server = RealServer(tmp_path / "instance", arguments=("--stop-seconds", "2"))
+    server.start(wait=False)
+    process = server._process
+    assert process is not None
+    deadline = time.monotonic() + 120
+    while f"Spawning worker-{WORKERS}" not in server.current_log():
+        assert process.poll() is None, server.log()
+        assert time.monotonic() < deadline, server.log()
+        time.sleep(0.01)
+    process.send_signal(signal.SIGTERM)
+    try:
+        code = process.wait(timeout=20)  # before: TimeoutExpired, the server still running
+        left = list_processes(process.pid)
+    finally:
+        server.kill()  # whatever is left of its process group
+    log = server.current_log()
+    assert code == 0, log
+    assert "Granian shutdown completed" in log, log
+    assert not left, log
+
+
+def list_processes(group: int) -> list[str]:
+    """The processes still in a process group (the server's: its main process and workers)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(status.parent.name)
+    return found
