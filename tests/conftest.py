@@ -1,15 +1,18 @@
 """Shared fixtures: a fresh app and database per test, on SQLite and PostgreSQL."""
 
+import contextlib
 import ctypes
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import CodeType
+from typing import Any
 
 import jinja2
 import jinja2.bccache
@@ -28,6 +31,7 @@ POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 # Linux's prctl, found before any fork: a child must not load a library between fork and exec.
 _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
 _PR_SET_PDEATHSIG = 1
+_TEST_PROCESS = os.getpid()  # this test process (each pytest-xdist worker imports this file)
 
 
 def ends_with_tests() -> None:
@@ -36,10 +40,32 @@ def ends_with_tests() -> None:
     killed by a timeout or an impatient developer skips the fixtures' teardown; its servers
     (granian and two workers each) then kept serving and spinning on a core for the rest of
     the machine's day, under later test runs and benchmarks. Kept across ``exec`` (``flask
-    serve`` execs granian); pytest-xdist runs tests in each worker's main thread, the one
-    whose end counts."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    serve`` execs granian), not given to the server's own children (granian ends its
+    workers); pytest-xdist runs tests in each worker's main thread, the one whose end
+    counts. A test process already gone by then ends the child at once."""
+    if _PRCTL is None:
+        return
+    if _PRCTL(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGTERM)) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != _TEST_PROCESS:
+        os._exit(1)
+
+
+def start_server(command: Sequence[str], **options: Any) -> subprocess.Popen:
+    """A server process that ends with the tests (:func:`ends_with_tests`), in a process
+    group of its own so that :func:`end_server` finds every process it started."""
+    return subprocess.Popen(command, preexec_fn=ends_with_tests, start_new_session=True, **options)
+
+
+def end_server(process: subprocess.Popen, seconds: float) -> None:
+    """Stopped as a host stops it (SIGTERM), given ``seconds``; then whatever is left of
+    its process group is killed (a worker granian has not ended yet)."""
+    process.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(seconds)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def _share_url_builders() -> None:

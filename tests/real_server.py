@@ -36,7 +36,8 @@ import pytest
 import sqlalchemy as sa
 from werkzeug.datastructures import Headers
 
-from tests.conftest import IN_CI, POSTGRES_URL, ends_with_tests
+from scorekeeper.cli import STOP_SECONDS
+from tests.conftest import IN_CI, POSTGRES_URL, start_server
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 # The flask of this venv, as the Makefile's `$(BIN)/flask serve`.
@@ -45,6 +46,9 @@ WORKERS = 2
 START_SECONDS = 120  # migrations and two workers on two busy cores
 # What gunicorn's arbiter logs when a worker ends other than by a shutdown, and what
 # faulthandler writes when a process crashes. "was sent SIGTERM" is the graceful shutdown.
+# Not granian's "Killing worker-N after it refused to gracefully stop" (`flask serve
+# --stop-seconds`): it also says so of a worker already exiting (its join returns when the
+# worker's end of a pipe closes, then one millisecond decides), seen on a loaded machine.
 DEATH = re.compile(
     r"was sent (?!SIGTERM)|exited with code|WORKER TIMEOUT|Fatal Python error|"
     r"Segmentation fault|Worker failed to boot|Unexpected exit from worker|Respawning worker"
@@ -120,15 +124,14 @@ class RealServer:
         with self.log_path.open("a", encoding="utf-8") as log:
             log.write(f"=== start {self.starts + 1}: {' '.join(command)}\n")
             log.flush()
-            self._process = subprocess.Popen(
+            # Its own process group: kill() ends every worker.
+            self._process = start_server(
                 command,
                 cwd=REPOSITORY,
                 env=self.environment(),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                start_new_session=True,  # its own process group: kill() ends every worker
-                preexec_fn=ends_with_tests,
             )
         self.starts += 1
         if wait:
@@ -173,12 +176,13 @@ class RealServer:
             return
         process.send_signal(signal.SIGINT)
         try:
-            process.wait(timeout=30)
+            # Longer than the server's own limit, after which it kills a worker.
+            process.wait(timeout=STOP_SECONDS + 15)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)  # its workers too
             process.wait()
-            pytest.fail(f"the server did not stop in 30 s:\n{self.log()}")
+            pytest.fail(f"the server did not stop in {STOP_SECONDS + 15} s:\n{self.log()}")
 
     def kill(self) -> None:
         """Ended at once (SIGKILL to the process group): after a test that crashed a worker,

@@ -6,12 +6,10 @@ two-host test needs PostgreSQL (``TEST_DATABASE_URL``) and redis (``TEST_REDIS_U
 ``CI`` set a failure, like the PostgreSQL leg.
 """
 
-import contextlib
 import http.cookiejar
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -30,7 +28,7 @@ import sqlalchemy as sa
 from scorekeeper import create_app
 from scorekeeper.extensions import db
 from scorekeeper.models import Player, PlayerChange
-from tests.conftest import IN_CI, POSTGRES_URL, ends_with_tests, make_config
+from tests.conftest import IN_CI, POSTGRES_URL, end_server, make_config, start_server
 from tests.factories import make_game
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL")
@@ -62,11 +60,10 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         missing("neither TEST_REDIS_URL nor redis-server: the redis leg not run")
     port = free_port()
     folder = tmp_path_factory.mktemp("redis")
-    server = subprocess.Popen(
+    server = start_server(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        preexec_fn=ends_with_tests,
     )
     try:
         deadline = time.monotonic() + 10
@@ -78,8 +75,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        server.terminate()
-        server.wait(10)
+        end_server(server, 10)
 
 
 @pytest.fixture
@@ -129,15 +125,13 @@ def hosts(root: Path, count: int, **settings: str) -> Iterator[list[str]]:
             log = (root / f"host{number}.log").open("w")
             logs.append(log)
             servers.append(
-                subprocess.Popen(
+                start_server(
                     flask_command(
                         "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "2"
                     ),
                     env=host_environment(folder, **settings),
                     stdout=log,
                     stderr=subprocess.STDOUT,
-                    preexec_fn=ends_with_tests,
-                    start_new_session=True,  # its own process group, ended at the end
                 )
             )
             urls.append(f"http://127.0.0.1:{port}")
@@ -156,14 +150,7 @@ def hosts(root: Path, count: int, **settings: str) -> Iterator[list[str]]:
         yield urls
     finally:
         for server in servers:
-            server.terminate()
-        for server in servers:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(15)
-            # Whatever is left of it: a worker that was still starting when it was stopped.
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+            end_server(server, 15)
         for log in logs:
             log.close()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ends_with_tests
+from tests.conftest import end_server, start_server
 
 MB = 1024 * 1024
 PASSWORD = "wizard"
@@ -93,9 +93,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
     command = [sys.executable, "-m", "flask", "--app", "scorekeeper", "serve"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--threads", "2"]
     log = (folder / "server.log").open("w")
-    process = subprocess.Popen(
-        command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=ends_with_tests
-    )
+    process = start_server(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 90
         while True:
@@ -109,12 +107,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
         log_text = (folder / "server.log").read_text()
         assert "Unexpected exit" not in log_text, log_text[-3000:]
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        end_server(process, 20)
         log.close()
 
 

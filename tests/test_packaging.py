@@ -26,7 +26,7 @@ import pytest
 
 from scorekeeper import config, create_app, minified, rules
 from scorekeeper.extensions import db
-from tests.conftest import ends_with_tests, make_config
+from tests.conftest import end_server, make_config, start_server
 from tests.factories import make_game
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -332,13 +332,12 @@ def served(installed: Installed) -> Iterator[tuple[int, dict]]:
     log = (installed.run_dir.parent / "server.log").open("w")
     command = ["-m", "flask", "--app", "scorekeeper", "serve", "--host", "127.0.0.1"]
     command += ["--port", str(port), "--workers", "1", "--threads", "2"]
-    server = subprocess.Popen(
+    server = start_server(
         [installed.python, *command],
         cwd=installed.run_dir,
         env=installed.env,
         stdout=log,
         stderr=subprocess.STDOUT,
-        preexec_fn=ends_with_tests,
     )
     try:
         deadline = time.monotonic() + 30
@@ -353,12 +352,7 @@ def served(installed: Installed) -> Iterator[tuple[int, dict]]:
             time.sleep(0.2)
         yield port, backup
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        end_server(server, 10)
         log.close()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -370,8 +371,10 @@ def test_a_stop_while_the_workers_start_ends_the_server_and_every_worker(tmp_pat
         time.sleep(0.01)
     process.send_signal(signal.SIGTERM)
     try:
-        code = process.wait(timeout=20)  # before: TimeoutExpired, the server still running
+        code = process.wait(timeout=20)
         left = list_processes(process.pid)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the server did not stop in 20 s:\n{server.log()}")
     finally:
         server.kill()  # whatever is left of its process group
     log = server.current_log()
