@@ -6,10 +6,10 @@ export) goes through here, so the rules module stays the only place scores come 
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from cachetools import LRUCache
+from cachetools import LRUCache, cached
 
 from . import rules
 from .models import Game, Round, RoundState
@@ -23,29 +23,21 @@ _READ_RULES: LRUCache[str, rules.GameRules] = LRUCache(maxsize=256)
 _READ_RULES_LOCK = threading.Lock()
 
 
-def _remembered(key: str, read: Callable[[], rules.GameRules]) -> rules.GameRules:
-    with _READ_RULES_LOCK:
-        found = _READ_RULES.get(key)
-    if found is None:
-        found = read()
-        with _READ_RULES_LOCK:
-            _READ_RULES[key] = found
-    return found
-
-
+@cached(_READ_RULES, key=lambda stored: f"value {stored!r}", lock=_READ_RULES_LOCK)
 def stored_rules(stored: Mapping[str, Any]) -> rules.GameRules:
     """The rules of a stored JSON value (as decoded: str, int, float, bool, None, lists and
     dicts), read once per process for each value. Its ``repr`` is the key: it tells every
     such value apart (``1`` from ``True`` and ``1.0``), and the same rules written in
     another key order are only read once more. (Keys say which kind they are: a ``repr``
     and a JSON text can be the same string.)"""
-    return _remembered(f"value {stored!r}", lambda: rules.GameRules.from_dict(stored))
+    return rules.GameRules.from_dict(stored)
 
 
+@cached(_READ_RULES, key=lambda text: f"text {text}", lock=_READ_RULES_LOCK)
 def stored_rules_text(text: str) -> rules.GameRules:
     """The rules of a stored JSON text (the games list reads the column as text), read once
     per process for each text."""
-    return _remembered(f"text {text}", lambda: rules.GameRules.from_dict(json.loads(text)))
+    return rules.GameRules.from_dict(json.loads(text))
 
 
 def rules_of(game: Game) -> rules.GameRules:
